@@ -1,0 +1,393 @@
+"""Generate the golden attention fixtures in tests/fixtures/ from PyTorch.
+
+Each case becomes tests/fixtures/<name>.json: a complete engine config (sizes,
+mask, inputs, weights in the engine's `Q = X·Wq + bq` layout) and the values the
+engine must reproduce: q, scores (Q·Kᵀ before scaling and masking), the softmax
+weights per head, and the output after the out projection.
+
+Run from anywhere, offline, with Debian's python3-torch (1.13.1):
+
+    /usr/bin/python3 scripts/make_fixtures.py
+
+Multi-head cases (Hkv == H) take weights and output from torch.nn.MultiheadAttention
+itself; q and scores are computed from the same parameters with plain torch ops and
+the script asserts that softmax(scores / sqrt(D), masked) equals the module's weights.
+Grouped/multi-query cases (Hkv < H), which torch 1.13's module cannot express, are
+computed with plain torch ops (repeat_interleave on the K/V heads) and cross-checked
+against the module run with K/V weights duplicated to H heads.
+
+At the end every written file is read back and recomputed from its own config, so
+the files are known to round-trip. Output is deterministic: running twice gives
+byte-identical files. The tests that use the fixtures must not need torch.
+"""
+
+import json
+import math
+import os
+import sys
+
+import torch
+from torch import nn
+
+TORCH_LABEL = "torch 1.13.1"  # Debian python3-torch 1.13.1+dfsg; torch.__version__ says "1.13.0a0"
+FIXTURE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures")
+TOLERANCE = 1e-6
+BIAS_RANGE = 0.3  # biases ~ U(-0.3, 0.3): torch initialises them to zero, which would test nothing
+
+CONFIG_KEYS = ["B", "T", "Tk", "C", "H", "Hkv", "bias", "mask", "keyLengths", "x", "kv", "weights"]
+
+
+def case(name, description, seed, B, T, C, H, Hkv=None, Tk=None, bias=True, mask="none",
+         keyLengths=None, cross=False):
+    """One fixture case. Self-attention cases have Tk = T and no kv."""
+    assert cross or Tk is None, "self-attention has Tk = T"
+    return {
+        "name": name, "description": description, "seed": seed,
+        "B": B, "T": T, "Tk": Tk if cross else T, "C": C, "H": H, "Hkv": H if Hkv is None else Hkv,
+        "bias": bias, "mask": mask, "keyLengths": keyLengths, "cross": cross,
+    }
+
+
+CASES = [
+    case("classic", "The tutorial example: small self-attention with bias and no mask.",
+         seed=101, B=2, T=4, C=8, H=2),
+    case("self_unequal", "Self-attention with T, D and H all different, so swapped axes show up.",
+         seed=102, B=2, T=5, C=12, H=3),
+    case("causal", "Causal self-attention: query i attends only keys j <= i.",
+         seed=103, B=2, T=5, C=12, H=3, mask="causal"),
+    case("padding", "Key padding per batch item, including an item with a single valid key.",
+         seed=104, B=3, T=6, C=12, H=2, keyLengths=[6, 4, 1]),
+    case("causal_padding", "Causal mask combined with key padding.",
+         seed=105, B=2, T=5, C=12, H=3, mask="causal", keyLengths=[5, 3]),
+    case("cross", "Cross-attention: queries from x, keys and values from kv with Tk != T.",
+         seed=106, B=2, T=3, Tk=7, C=12, H=3, cross=True),
+    case("cross_padding", "Cross-attention with key padding on the kv sequence.",
+         seed=107, B=2, T=3, Tk=6, C=8, H=2, cross=True, keyLengths=[6, 2]),
+    case("no_bias", "Self-attention without any projection biases.",
+         seed=108, B=2, T=5, C=12, H=3, bias=False),
+    case("cross_no_bias", "Cross-attention without biases, one batch item, four heads.",
+         seed=109, B=1, T=2, Tk=5, C=12, H=4, cross=True, bias=False),
+    case("gqa", "Grouped-query attention (6 query heads share 2 key/value heads), causal, with bias.",
+         seed=110, B=2, T=5, C=24, H=6, Hkv=2, mask="causal"),
+    case("mqa", "Multi-query cross-attention (3 query heads share 1 key/value head) with key padding.",
+         seed=111, B=2, T=4, Tk=6, C=12, H=3, Hkv=1, cross=True, keyLengths=[6, 3]),
+    case("single", "Degenerate sizes: one token, head dimension D = 1.",
+         seed=112, B=1, T=1, C=6, H=6),
+    case("gqa_no_bias", "Grouped-query self-attention without biases and without mask.",
+         seed=113, B=1, T=6, C=16, H=4, Hkv=2),
+]
+
+
+# ---------------------------------------------------------------------------
+# inputs and parameters
+# ---------------------------------------------------------------------------
+
+def make_module(c):
+    """A fresh nn.MultiheadAttention with torch's own init and non-zero biases (seeded)."""
+    module = nn.MultiheadAttention(c["C"], c["H"], bias=c["bias"], batch_first=True)
+    if c["bias"]:
+        with torch.no_grad():
+            module.in_proj_bias.uniform_(-BIAS_RANGE, BIAS_RANGE)
+            module.out_proj.bias.uniform_(-BIAS_RANGE, BIAS_RANGE)
+    # eval() for clarity; autograd stays on (the parameters require grad), which keeps
+    # torch on its reference path F.multi_head_attention_forward, not the fused fast path.
+    module.eval()
+    return module
+
+
+def params_from_module(c, module):
+    """Engine-layout weights (Wq [C, H·D], Wk/Wv [C, Hkv·D], Wo [C, C]) from torch's y = x·Wᵀ + b.
+
+    For Hkv < H the K/V weights are the first Hkv·D rows of torch's K/V blocks."""
+    C, D, Hkv = c["C"], c["C"] // c["H"], c["Hkv"]
+    w = module.in_proj_weight.detach()
+    kv_rows = Hkv * D
+    params = {
+        "Wq": w[0:C].t().contiguous(),
+        "Wk": w[C:C + kv_rows].t().contiguous(),
+        "Wv": w[2 * C:2 * C + kv_rows].t().contiguous(),
+        "Wo": module.out_proj.weight.detach().t().contiguous(),
+    }
+    if c["bias"]:
+        b = module.in_proj_bias.detach()
+        params["bq"] = b[0:C].clone()
+        params["bk"] = b[C:C + kv_rows].clone()
+        params["bv"] = b[2 * C:2 * C + kv_rows].clone()
+        params["bo"] = module.out_proj.bias.detach().clone()
+    return params
+
+
+def make_inputs(c):
+    """x [B,T,C] and, for cross-attention, kv [B,Tk,C], all ~ U(-1, 1)."""
+    x = torch.rand(c["B"], c["T"], c["C"]) * 2 - 1
+    kv = torch.rand(c["B"], c["Tk"], c["C"]) * 2 - 1 if c["cross"] else None
+    return x, kv
+
+
+# ---------------------------------------------------------------------------
+# masks (True = masked)
+# ---------------------------------------------------------------------------
+
+def causal_mask(T, Tk):
+    """torch attn_mask: query i may not attend key j > i."""
+    return torch.triu(torch.ones(T, Tk, dtype=torch.bool), diagonal=1)
+
+
+def padding_mask(key_lengths, Tk):
+    """torch key_padding_mask [B, Tk]: keys at positions >= keyLengths[b] are masked."""
+    return torch.arange(Tk)[None, :] >= torch.tensor(key_lengths)[:, None]
+
+
+def combined_mask(c):
+    """[B, 1, T, Tk] boolean mask combining causal and padding, or None."""
+    B, T, Tk = c["B"], c["T"], c["Tk"]
+    mask = torch.zeros(B, 1, T, Tk, dtype=torch.bool)
+    if c["mask"] == "causal":
+        mask |= causal_mask(T, Tk)[None, None]
+    if c["keyLengths"] is not None:
+        mask |= padding_mask(c["keyLengths"], Tk)[:, None, None, :]
+    assert not mask.all(dim=-1).any(), f"{c['name']}: a query row has every key masked"
+    return mask if mask.any() else None
+
+
+# ---------------------------------------------------------------------------
+# the walkthrough with plain torch ops: q, scores, weights, context, output
+# ---------------------------------------------------------------------------
+
+def project(x, W, b):
+    return x @ W + b if b is not None else x @ W
+
+
+def split_heads(t, heads):
+    """[B, T, heads·D] -> [B, heads, T, D]."""
+    B, T, width = t.shape
+    return t.reshape(B, T, heads, width // heads).transpose(1, 2)
+
+
+def compute_q(c, x, p):
+    """Q = X·Wq + bq, shape [B, T, H·D]."""
+    return project(x, p["Wq"], p.get("bq"))
+
+
+def compute_kv_heads(c, source, p):
+    """K and V heads [B, H, Tk, D]: project, split into Hkv heads, repeat each for its H/Hkv query heads."""
+    group = c["H"] // c["Hkv"]
+    k = split_heads(project(source, p["Wk"], p.get("bk")), c["Hkv"]).repeat_interleave(group, dim=1)
+    v = split_heads(project(source, p["Wv"], p.get("bv")), c["Hkv"]).repeat_interleave(group, dim=1)
+    return k, v
+
+
+def compute_scores(c, q, k):
+    """Q·Kᵀ per head [B, H, T, Tk], before the 1/sqrt(D) scale and before masking."""
+    return split_heads(q, c["H"]) @ k.transpose(-2, -1)
+
+
+def compute_weights(c, scores, mask):
+    """softmax over keys of scores / sqrt(D), masked keys set to -inf first."""
+    scaled = scores / math.sqrt(c["C"] // c["H"])
+    if mask is not None:
+        scaled = scaled.masked_fill(mask, float("-inf"))
+    return torch.softmax(scaled, dim=-1)
+
+
+def compute_context(c, weights, v):
+    """weights·V per head, heads merged back: [B, T, H·D]."""
+    B, H, T, _ = weights.shape
+    return (weights @ v).transpose(1, 2).reshape(B, T, c["C"])
+
+
+def compute_output(c, context, p):
+    """context·Wo + bo, shape [B, T, C]."""
+    return project(context, p["Wo"], p.get("bo"))
+
+
+def walkthrough(c, x, kv, p):
+    """All intermediate values with plain torch ops (general in Hkv)."""
+    mask = combined_mask(c)
+    q = compute_q(c, x, p)
+    k, v = compute_kv_heads(c, kv if c["cross"] else x, p)
+    scores = compute_scores(c, q, k)
+    weights = compute_weights(c, scores, mask)
+    context = compute_context(c, weights, v)
+    output = compute_output(c, context, p)
+    return {"q": q, "scores": scores, "weights": weights, "output": output}
+
+
+# ---------------------------------------------------------------------------
+# the reference module
+# ---------------------------------------------------------------------------
+
+def run_module(c, module, x, kv):
+    """nn.MultiheadAttention forward: per-head weights [B,H,T,Tk] and output [B,T,C]."""
+    attn_mask = causal_mask(c["T"], c["Tk"]) if c["mask"] == "causal" else None
+    key_padding_mask = padding_mask(c["keyLengths"], c["Tk"]) if c["keyLengths"] is not None else None
+    source = kv if c["cross"] else x
+    output, weights = module(x, source, source, need_weights=True, average_attn_weights=False,
+                             attn_mask=attn_mask, key_padding_mask=key_padding_mask)
+    return weights.detach(), output.detach()
+
+
+def module_with_repeated_kv(c, p):
+    """An H-head nn.MultiheadAttention equivalent to the GQA parameters p (K/V heads duplicated)."""
+    C, H, Hkv, D = c["C"], c["H"], c["Hkv"], c["C"] // c["H"]
+    group = H // Hkv
+
+    def repeat_columns(W):  # [C, Hkv·D] -> [C, H·D], head g copied to heads g·group .. g·group+group-1
+        return W.reshape(C, Hkv, D).repeat_interleave(group, dim=1).reshape(C, H * D)
+
+    def repeat_bias(b):
+        return b.reshape(Hkv, D).repeat_interleave(group, dim=0).reshape(H * D)
+
+    module = nn.MultiheadAttention(C, H, bias=c["bias"], batch_first=True).eval()
+    with torch.no_grad():
+        module.in_proj_weight.copy_(torch.cat([p["Wq"].t(), repeat_columns(p["Wk"]).t(),
+                                               repeat_columns(p["Wv"]).t()]))
+        module.out_proj.weight.copy_(p["Wo"].t())
+        if c["bias"]:
+            module.in_proj_bias.copy_(torch.cat([p["bq"], repeat_bias(p["bk"]), repeat_bias(p["bv"])]))
+            module.out_proj.bias.copy_(p["bo"])
+    return module
+
+
+def max_diff(a, b):
+    return (a.double() - b.double()).abs().max().item()
+
+
+def check_close(label, a, b, tolerance=TOLERANCE):
+    assert a.shape == b.shape, f"{label}: shape {tuple(a.shape)} vs {tuple(b.shape)}"
+    diff = max_diff(a, b)
+    assert diff < tolerance, f"{label}: max abs diff {diff:.3g} >= {tolerance}"
+    return diff
+
+
+# ---------------------------------------------------------------------------
+# building and writing one fixture
+# ---------------------------------------------------------------------------
+
+def compute_expected(c):
+    """Seeded inputs, parameters and expected values for one case, with internal cross-checks."""
+    torch.manual_seed(c["seed"])
+    module = make_module(c)
+    p = params_from_module(c, module)
+    x, kv = make_inputs(c)
+    plain = walkthrough(c, x, kv, p)
+    name = c["name"]
+    if c["Hkv"] == c["H"]:
+        weights, output = run_module(c, module, x, kv)
+        check_close(f"{name}: softmax(scores/sqrt(D), mask) vs module weights", plain["weights"], weights)
+        check_close(f"{name}: plain-op output vs module output", plain["output"], output)
+        expected = {"q": plain["q"], "scores": plain["scores"], "weights": weights, "output": output}
+        source = f"torch.nn.MultiheadAttention ({TORCH_LABEL})"
+    else:
+        weights, output = run_module(c, module_with_repeated_kv(c, p), x, kv)
+        check_close(f"{name}: GQA weights vs module with repeated K/V", plain["weights"], weights)
+        check_close(f"{name}: GQA output vs module with repeated K/V", plain["output"], output)
+        expected = plain
+        source = f"torch ops with repeat_interleave ({TORCH_LABEL})"
+    return x, kv, p, expected, source
+
+
+def flat(t):
+    """Row-major list of floats, each exactly the float32 value."""
+    return t.detach().to(torch.float32).double().reshape(-1).tolist()
+
+
+def fixture_json(c, x, kv, p, expected, source):
+    config = {"B": c["B"], "T": c["T"], "Tk": c["Tk"], "C": c["C"], "H": c["H"], "Hkv": c["Hkv"],
+              "bias": c["bias"], "mask": c["mask"]}
+    if c["keyLengths"] is not None:
+        config["keyLengths"] = list(c["keyLengths"])
+    config["x"] = flat(x)
+    if c["cross"]:
+        config["kv"] = flat(kv)
+    names = ["Wq", "Wk", "Wv", "Wo"] + (["bq", "bk", "bv", "bo"] if c["bias"] else [])
+    config["weights"] = {n: flat(p[n]) for n in names}
+    return {
+        "name": c["name"],
+        "description": c["description"],
+        "source": source,
+        "config": config,
+        "expected": {key: {"shape": list(expected[key].shape), "data": flat(expected[key])}
+                     for key in ["q", "scores", "weights", "output"]},
+    }
+
+
+def fixture_path(name):
+    return os.path.normpath(os.path.join(FIXTURE_DIR, name + ".json"))
+
+
+def write_fixture(c):
+    document = fixture_json(c, *compute_expected(c))
+    path = fixture_path(c["name"])
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(document, f, indent=None, separators=(",", ":"), allow_nan=False)
+        f.write("\n")
+    return path
+
+
+# ---------------------------------------------------------------------------
+# independent check: read each file back and recompute from its own config
+# ---------------------------------------------------------------------------
+
+def tensor_exact(values, shape, label):
+    """float32 tensor from JSON numbers, asserting each number is exactly a float32."""
+    t = torch.tensor(values, dtype=torch.float32)
+    assert t.double().tolist() == values, f"{label}: values are not exact float32"
+    return t.reshape(shape)
+
+
+def verify_fixture(c):
+    with open(fixture_path(c["name"]), encoding="utf-8") as f:
+        document = json.load(f)
+    config = document["config"]
+    name = document["name"]
+    assert name == c["name"]
+    assert all(key in CONFIG_KEYS for key in config), f"{name}: unexpected config keys"
+    B, T, Tk, C, H, Hkv = (config[k] for k in ["B", "T", "Tk", "C", "H", "Hkv"])
+    D = C // H
+    assert C == H * D and H % Hkv == 0 and config["mask"] in ("none", "causal")
+    cross = "kv" in config
+    assert cross or Tk == T
+    rebuilt = {"B": B, "T": T, "Tk": Tk, "C": C, "H": H, "Hkv": Hkv, "bias": config["bias"],
+               "mask": config["mask"], "keyLengths": config.get("keyLengths"), "cross": cross, "name": name}
+    x = tensor_exact(config["x"], (B, T, C), f"{name}.x")
+    kv = tensor_exact(config["kv"], (B, Tk, C), f"{name}.kv") if cross else None
+    shapes = {"Wq": (C, H * D), "Wk": (C, Hkv * D), "Wv": (C, Hkv * D), "Wo": (C, C),
+              "bq": (H * D,), "bk": (Hkv * D,), "bv": (Hkv * D,), "bo": (C,)}
+    names = ["Wq", "Wk", "Wv", "Wo"] + (["bq", "bk", "bv", "bo"] if config["bias"] else [])
+    assert list(config["weights"]) == names, f"{name}: weight keys {list(config['weights'])}"
+    p = {n: tensor_exact(config["weights"][n], shapes[n], f"{name}.{n}") for n in names}
+    recomputed = walkthrough(rebuilt, x, kv, p)
+    diffs = {}
+    for key in ["q", "scores", "weights", "output"]:
+        entry = document["expected"][key]
+        expected = tensor_exact(entry["data"], entry["shape"], f"{name}.expected.{key}")
+        diffs[key] = check_close(f"{name}: reloaded {key}", recomputed[key], expected)
+    return document, diffs
+
+
+def describe(document):
+    cfg = document["config"]
+    shapes = " ".join(f"{k}{v['shape']}" for k, v in document["expected"].items())
+    extra = (f" mask={cfg['mask']}" + (f" keyLengths={cfg['keyLengths']}" if "keyLengths" in cfg else "")
+             + (" cross" if "kv" in cfg else "") + ("" if cfg["bias"] else " no-bias"))
+    return (f"B={cfg['B']} T={cfg['T']} Tk={cfg['Tk']} C={cfg['C']} H={cfg['H']} Hkv={cfg['Hkv']}"
+            f"{extra} | {shapes}")
+
+
+def main():
+    torch.set_num_threads(1)  # one thread: same reduction order every run
+    os.makedirs(FIXTURE_DIR, exist_ok=True)
+    for c in CASES:
+        write_fixture(c)
+    for c in CASES:
+        document, diffs = verify_fixture(c)
+        size = os.path.getsize(fixture_path(c["name"]))
+        worst = max(diffs.values())
+        print(f"{c['name']:15s} {size:6d} B  max diff {worst:.2e}  {describe(document)}")
+    print(f"{len(CASES)} fixtures written to {os.path.normpath(FIXTURE_DIR)} and verified.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
