@@ -1,0 +1,71 @@
+#pragma once
+/// @file config.hpp
+/// @brief What a run is asked to compute, in the symbols of the walkthrough, and its validation.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mha {
+
+enum class MaskKind { none, causal };
+
+/// Parameters in the walkthrough's math convention, `Q = X·Wq + bq`; all row-major.
+/// An empty vector means "not given".
+struct Weights {
+    std::vector<float> Wq;  ///< [C, H·D]
+    std::vector<float> Wk;  ///< [C, Hkv·D]
+    std::vector<float> Wv;  ///< [C, Hkv·D]
+    std::vector<float> Wo;  ///< [C, C]
+    std::vector<float> bq;  ///< [H·D]
+    std::vector<float> bk;  ///< [Hkv·D]
+    std::vector<float> bv;  ///< [Hkv·D]
+    std::vector<float> bo;  ///< [C]
+};
+
+constexpr std::uint64_t default_memory_cap = 256ull << 20;  // 256 MiB of snapshots
+
+/// A config as the user wrote it. Sizes are signed so that validation can name a negative one.
+struct Config {
+    std::int64_t B = 0;                 ///< batch
+    std::int64_t T = 0;                 ///< query length
+    std::optional<std::int64_t> Tk;     ///< key/value length; default T
+    std::int64_t C = 0;                 ///< model width
+    std::int64_t H = 0;                 ///< query heads
+    std::optional<std::int64_t> Hkv;    ///< key/value heads; default H (GQA: 1 <= Hkv < H; MQA: 1)
+    bool bias = true;
+    std::uint32_t seed = 0;
+    MaskKind mask = MaskKind::none;
+    std::optional<std::vector<std::int64_t>> key_lengths;  ///< padding mask: B valid key lengths
+    std::optional<std::vector<float>> x;   ///< [B, T, C]; default: seeded
+    std::optional<std::vector<float>> kv;  ///< [B, Tk, C] source of K and V; default: x
+    std::optional<Weights> weights;        ///< default: seeded
+    std::uint64_t memory_cap = default_memory_cap;  ///< bytes of snapshots a run may hold
+    bool snapshots = true;                 ///< false: compute the output only
+};
+
+/// The sizes of a validated config, every default filled in.
+struct Dims {
+    std::size_t B, T, Tk, C, H, Hkv, D;
+    bool cross;  ///< K and V come from a separate source sequence (kv given, or Tk != T)
+    std::size_t group() const { return H / Hkv; }  ///< query heads per K/V head
+};
+
+/// @brief Checks `config` and returns its sizes; throws MhaError naming the first problem.
+Dims validate(const Config& config);
+
+/// @brief Bytes of all snapshots a run of these sizes records (what the memory cap limits).
+std::uint64_t snapshot_bytes(const Dims& dims);
+
+/// @brief Parameter count: Wq, Wo are C×C, Wk, Wv are C×(Hkv·D); biases add H·D + 2·Hkv·D + C.
+std::uint64_t parameter_count(const Dims& dims, bool bias);
+
+/// @brief Float32 bytes one token adds to a KV cache (one layer): K and V, Hkv·D values each.
+std::uint64_t kv_cache_bytes_per_token(const Dims& dims);
+
+/// @brief Human-readable size, "1.50 GiB" / "12.0 MiB" / "512 bytes".
+std::string format_bytes(double bytes);
+
+}  // namespace mha

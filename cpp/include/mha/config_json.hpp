@@ -1,0 +1,19 @@
+#pragma once
+/// @file config_json.hpp
+/// @brief Turns outside text (the CLI, the JS API, fixtures) into a Config, naming any field of
+///        the wrong type. Semantic checks (divisibility, lengths) are `validate`'s job.
+
+#include <string>
+
+#include "config.hpp"
+
+namespace mha {
+
+/// @brief Parses a JSON object with the keys B, T, Tk, C, H, Hkv, bias, seed, mask, keyLengths,
+///        x, kv, weights {Wq, Wk, Wv, Wo, bq, bk, bv, bo}, memoryCap, snapshots.
+///        A number may also be written {"$number": "NaN" | "Infinity" | "-Infinity"} (how the JS
+///        API passes values JSON cannot hold), so that the message can name them.
+/// @throws MhaError(bad_json | unknown_key | bad_type | missing | bad_size | bad_value)
+Config config_from_json(const std::string& text);
+
+}  // namespace mha

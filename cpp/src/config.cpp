@@ -1,0 +1,174 @@
+#include "mha/config.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "mha/error.hpp"
+
+namespace mha {
+namespace {
+
+constexpr std::int64_t max_size = 1'000'000;
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+void check_size(const char* name, std::int64_t value, const char* meaning) {
+    if (value < 1)
+        throw MhaError(ErrorCode::bad_size, name,
+                       std::string(name) + "=" + str(value) + " is not allowed: " + name + " is " +
+                           meaning + " and must be at least 1.");
+    if (value > max_size)
+        throw MhaError(ErrorCode::bad_size, name,
+                       std::string(name) + "=" + str(value) + " is too large: sizes go up to " +
+                           str(max_size) + " (and the memory cap limits their product).");
+}
+
+std::string divisors_of(std::int64_t n) {
+    std::string list;
+    for (std::int64_t d = 1; d <= n && list.size() < 80; ++d)
+        if (n % d == 0) list += (list.empty() ? "" : ", ") + str(d);
+    return list;
+}
+
+void check_tensor(const std::string& name, const std::vector<float>& values, std::size_t expected,
+                  const std::string& formula) {
+    if (values.size() != expected)
+        throw MhaError(ErrorCode::bad_tensor_length, name,
+                       name + " has " + std::to_string(values.size()) + " values but needs " + formula +
+                           " = " + std::to_string(expected) + ".");
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (!std::isfinite(values[i]))
+            throw MhaError(ErrorCode::non_finite, name,
+                           name + "[" + std::to_string(i) + "] is " +
+                               (std::isnan(values[i]) ? "NaN" : values[i] > 0 ? "Infinity" : "-Infinity") +
+                               ": explicit tensors must hold finite numbers.");
+}
+
+void check_weights(const Weights& w, const Dims& d, bool bias) {
+    const std::string C = std::to_string(d.C), HD = std::to_string(d.H * d.D),
+                      KD = std::to_string(d.Hkv * d.D);
+    struct Entry { const char* name; const std::vector<float>* values; std::size_t expected; std::string formula; bool is_bias; };
+    const Entry entries[] = {
+        {"Wq", &w.Wq, d.C * d.H * d.D, "C·H·D = " + C + "·" + HD, false},
+        {"Wk", &w.Wk, d.C * d.Hkv * d.D, "C·Hkv·D = " + C + "·" + KD, false},
+        {"Wv", &w.Wv, d.C * d.Hkv * d.D, "C·Hkv·D = " + C + "·" + KD, false},
+        {"Wo", &w.Wo, d.C * d.C, "C·C = " + C + "·" + C, false},
+        {"bq", &w.bq, d.H * d.D, "H·D", true},
+        {"bk", &w.bk, d.Hkv * d.D, "Hkv·D", true},
+        {"bv", &w.bv, d.Hkv * d.D, "Hkv·D", true},
+        {"bo", &w.bo, d.C, "C", true},
+    };
+    for (const auto& e : entries) {
+        const std::string field = std::string("weights.") + e.name;
+        if (e.is_bias && !bias) {
+            if (!e.values->empty())
+                throw MhaError(ErrorCode::bad_value, field,
+                               field + " is given but bias is false: remove the biases or set bias to true.");
+            continue;
+        }
+        if (e.values->empty())
+            throw MhaError(ErrorCode::missing, field,
+                           field + " is missing: explicit weights need Wq, Wk, Wv and Wo" +
+                               (bias ? ", and bq, bk, bv and bo because bias is true." : "."));
+        check_tensor(field, *e.values, e.expected, e.formula);
+    }
+}
+
+}  // namespace
+
+std::string format_bytes(double bytes) {
+    char text[64];
+    if (bytes >= 1024.0 * 1024 * 1024) std::snprintf(text, sizeof text, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+    else if (bytes >= 1024.0 * 1024) std::snprintf(text, sizeof text, "%.1f MiB", bytes / (1024.0 * 1024));
+    else if (bytes >= 1024.0) std::snprintf(text, sizeof text, "%.1f KiB", bytes / 1024.0);
+    else std::snprintf(text, sizeof text, "%.0f bytes", bytes);
+    return text;
+}
+
+std::uint64_t snapshot_bytes(const Dims& d) {
+    // Counted in double: a config far over the cap must not wrap around to a small number.
+    const double B = d.B, T = d.T, Tk = d.Tk, C = d.C, H = d.H, Hkv = d.Hkv, D = d.D;
+    double values = B * T * C                        // x
+                    + (d.cross ? B * Tk * C : 0)     // source
+                    + 3 * B * T * H * D              // q, q_split, q_heads
+                    + 6 * B * Tk * Hkv * D           // k, v and their splits and heads
+                    + (d.Hkv < d.H ? 2 * B * H * Tk * D : 0)  // k_shared, v_shared
+                    + B * H * D * Tk                 // k_t
+                    + 4 * B * H * T * Tk             // scores, scaled, masked, weights
+                    + 2 * B * H * T * D              // context, context_t
+                    + 2 * B * T * C;                 // concat, output
+    const double bytes = values * sizeof(float);
+    return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
+}
+
+std::uint64_t parameter_count(const Dims& d, bool bias) {
+    const std::uint64_t C = d.C, HD = d.H * d.D, KD = d.Hkv * d.D;
+    return C * HD + 2 * C * KD + C * C + (bias ? HD + 2 * KD + C : 0);
+}
+
+std::uint64_t kv_cache_bytes_per_token(const Dims& d) {
+    return 2ull * d.Hkv * d.D * sizeof(float);
+}
+
+Dims validate(const Config& c) {
+    check_size("B", c.B, "the batch size (sequences per batch)");
+    check_size("T", c.T, "the query length (tokens per sequence)");
+    if (c.Tk) check_size("Tk", *c.Tk, "the key/value length (tokens of the source sequence)");
+    check_size("C", c.C, "the model width (features per token)");
+    check_size("H", c.H, "the number of query heads");
+    if (c.Hkv) check_size("Hkv", *c.Hkv, "the number of key/value heads");
+
+    if (c.C % c.H != 0)
+        throw MhaError(ErrorCode::not_divisible, "H",
+                       "C=" + str(c.C) + " is not divisible by H=" + str(c.H) +
+                           ": every head needs D = C/H features. Choose H from the divisors of C=" +
+                           str(c.C) + ": " + divisors_of(c.C) + ".");
+    const std::int64_t Hkv = c.Hkv.value_or(c.H);
+    if (Hkv > c.H)
+        throw MhaError(ErrorCode::heads_not_divisible, "Hkv",
+                       "Hkv=" + str(Hkv) + " is larger than H=" + str(c.H) +
+                           ": there cannot be more key/value heads than query heads. Choose Hkv from the divisors of H=" +
+                           str(c.H) + ": " + divisors_of(c.H) + ".");
+    if (c.H % Hkv != 0)
+        throw MhaError(ErrorCode::heads_not_divisible, "Hkv",
+                       "H=" + str(c.H) + " is not divisible by Hkv=" + str(Hkv) +
+                           ": each key/value head is shared by H/Hkv query heads. Choose Hkv from the divisors of H=" +
+                           str(c.H) + ": " + divisors_of(c.H) + ".");
+
+    Dims d{};
+    d.B = c.B; d.T = c.T; d.Tk = c.Tk.value_or(c.T); d.C = c.C; d.H = c.H; d.Hkv = Hkv; d.D = c.C / c.H;
+    d.cross = c.kv.has_value() || d.Tk != d.T;
+
+    if (c.key_lengths) {
+        const auto& lengths = *c.key_lengths;
+        if (lengths.size() != d.B)
+            throw MhaError(ErrorCode::bad_key_lengths, "keyLengths",
+                           "keyLengths has " + std::to_string(lengths.size()) + " entries but B=" + str(c.B) +
+                               ": give one valid key length per batch row.");
+        for (std::size_t b = 0; b < lengths.size(); ++b)
+            if (lengths[b] < 0 || lengths[b] > static_cast<std::int64_t>(d.Tk))
+                throw MhaError(ErrorCode::bad_key_lengths, "keyLengths",
+                               "keyLengths[" + std::to_string(b) + "]=" + str(lengths[b]) + " is outside [0, Tk=" +
+                                   std::to_string(d.Tk) + "]: it counts the keys of batch row " +
+                                   std::to_string(b) + " that are not padding.");
+    }
+
+    // The size check comes before the tensors: a huge config must not be walked value by value.
+    const double needed = static_cast<double>(snapshot_bytes(d));
+    const double cap = static_cast<double>(c.memory_cap);
+    if (c.snapshots && needed > cap)
+        throw MhaError(ErrorCode::memory_cap, "memoryCap",
+                       "This config needs " + format_bytes(needed) + " for its snapshots, above the memory cap of " +
+                           format_bytes(cap) + " (the scores-sized steps alone hold B·H·Tq·Tk = " +
+                           str(c.B) + "·" + str(c.H) + "·" + str(c.T) + "·" + std::to_string(d.Tk) +
+                           " values each). Lower B, T, Tk or H, or raise memoryCap.");
+
+    const std::string BT = str(c.B) + "·" + str(c.T) + "·" + str(c.C);
+    if (c.x) check_tensor("x", *c.x, d.B * d.T * d.C, "B·T·C = " + BT);
+    if (c.kv) check_tensor("kv", *c.kv, d.B * d.Tk * d.C, "B·Tk·C = " + str(c.B) + "·" + std::to_string(d.Tk) + "·" + str(c.C));
+    if (c.weights) check_weights(*c.weights, d, c.bias);
+    return d;
+}
+
+}  // namespace mha

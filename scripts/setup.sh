@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what mha-lens needs on a fresh Debian 12 machine, and nothing that is already there.
+# Used by `npm start` and `npm test` (through scripts/build.sh), and safe to run again.
+#   scripts/setup.sh            toolchain for building and testing (emscripten, xtensor, doctest, chromium)
+#   scripts/setup.sh --fixtures also python3-torch, for scripts/make_fixtures.py
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_fixtures=0
+[ "${1:-}" = "--fixtures" ] && want_fixtures=1
+
+# Debian package -> a file it installs, so the check costs no dpkg query per package.
+declare -A probe=(
+  [emscripten]=/usr/bin/emcc
+  [xtensor-dev]=/usr/include/xtensor/xtensor.hpp
+  [xtl-dev]=/usr/include/xtl/xtl_config.hpp
+  [doctest-dev]=/usr/include/doctest/doctest.h
+  [chromium]=/usr/bin/chromium
+  [cmake]=/usr/bin/cmake
+  [g++]=/usr/bin/g++
+  [make]=/usr/bin/make
+)
+[ $want_fixtures = 1 ] && probe[python3-torch]=/usr/lib/python3/dist-packages/torch/__init__.py
+
+missing=()
+for pkg in "${!probe[@]}"; do
+  [ -e "${probe[$pkg]}" ] || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm packages: reinstall only when the lock file changed since the last install.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi

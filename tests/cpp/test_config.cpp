@@ -1,0 +1,149 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "mha/config_json.hpp"
+#include "mha/error.hpp"
+#include "mha/forward.hpp"
+
+namespace {
+
+mha::Config classic() {
+    mha::Config c;
+    c.B = 2; c.T = 4; c.C = 8; c.H = 2;
+    return c;
+}
+
+// The code and message validate() raises for `c`, or "" if it passes.
+std::pair<std::string, std::string> error_of(const mha::Config& c) {
+    try {
+        mha::validate(c);
+    } catch (const mha::MhaError& e) {
+        return {mha::code_name(e.code()), e.what()};
+    }
+    return {"", ""};
+}
+
+std::pair<std::string, std::string> json_error_of(const std::string& text) {
+    try {
+        mha::validate(mha::config_from_json(text));
+    } catch (const mha::MhaError& e) {
+        return {e.field(), e.what()};
+    }
+    return {"", ""};
+}
+
+}  // namespace
+
+TEST_CASE("a valid config fills in the defaults") {
+    const mha::Dims d = mha::validate(classic());
+    CHECK(d.Tk == 4);
+    CHECK(d.Hkv == 2);
+    CHECK(d.D == 4);
+    CHECK_FALSE(d.cross);
+}
+
+TEST_CASE("each invalid config names its problem and the fix") {
+    auto c = classic();
+    c.C = 10; c.H = 4;
+    CHECK(error_of(c) == std::pair<std::string, std::string>{
+                             "not_divisible",
+                             "C=10 is not divisible by H=4: every head needs D = C/H features. Choose H from the "
+                             "divisors of C=10: 1, 2, 5, 10."});
+
+    c = classic(); c.C = 24; c.H = 6; c.Hkv = 4;
+    CHECK(error_of(c).second ==
+          "H=6 is not divisible by Hkv=4: each key/value head is shared by H/Hkv query heads. Choose Hkv from the "
+          "divisors of H=6: 1, 2, 3, 6.");
+    c.Hkv = 12;
+    CHECK(error_of(c).second.rfind("Hkv=12 is larger than H=6", 0) == 0);
+
+    for (auto field : {"B", "T", "C", "H"}) {
+        c = classic();
+        (field == std::string("B") ? c.B : field == std::string("T") ? c.T : field == std::string("C") ? c.C : c.H) = 0;
+        const auto [code, message] = error_of(c);
+        CHECK(code == "bad_size");
+        CHECK(message.rfind(std::string(field) + "=0 is not allowed", 0) == 0);
+    }
+    c = classic(); c.Tk = -3;
+    CHECK(error_of(c).second.rfind("Tk=-3 is not allowed: Tk is the key/value length", 0) == 0);
+    c = classic(); c.Hkv = 0;
+    CHECK(error_of(c).first == "bad_size");
+    c = classic(); c.T = 5'000'000'000;
+    CHECK(error_of(c).second.rfind("T=5000000000 is too large", 0) == 0);
+
+    c = classic(); c.key_lengths = std::vector<std::int64_t>{4, 3, 2};
+    CHECK(error_of(c).second == "keyLengths has 3 entries but B=2: give one valid key length per batch row.");
+    c.key_lengths = std::vector<std::int64_t>{4, 7};
+    CHECK(error_of(c).second ==
+          "keyLengths[1]=7 is outside [0, Tk=4]: it counts the keys of batch row 1 that are not padding.");
+    c.key_lengths = std::vector<std::int64_t>{-1, 2};
+    CHECK(error_of(c).first == "bad_key_lengths");
+
+    c = classic(); c.x = std::vector<float>(60, 0.5f);
+    CHECK(error_of(c).second == "x has 60 values but needs B·T·C = 2·4·8 = 64.");
+    c.x = std::vector<float>(64, 0.5f);
+    (*c.x)[5] = std::numeric_limits<float>::quiet_NaN();
+    CHECK(error_of(c).second == "x[5] is NaN: explicit tensors must hold finite numbers.");
+    (*c.x)[5] = -std::numeric_limits<float>::infinity();
+    CHECK(error_of(c).second == "x[5] is -Infinity: explicit tensors must hold finite numbers.");
+
+    c = classic(); c.Tk = 6; c.kv = std::vector<float>(2 * 4 * 8, 0.f);
+    CHECK(error_of(c).second == "kv has 64 values but needs B·Tk·C = 2·6·8 = 96.");
+
+    c = classic(); c.weights = mha::Weights{};
+    CHECK(error_of(c).second ==
+          "weights.Wq is missing: explicit weights need Wq, Wk, Wv and Wo, and bq, bk, bv and bo because bias is true.");
+    c.weights->Wq.assign(64, 0.1f); c.weights->Wk.assign(64, 0.1f); c.weights->Wv.assign(64, 0.1f);
+    c.weights->Wo.assign(63, 0.1f);
+    CHECK(error_of(c).second == "weights.Wo has 63 values but needs C·C = 8·8 = 64.");
+    c.weights->Wo.assign(64, 0.1f);
+    c.bias = false; c.weights->bq.assign(8, 0.f);
+    CHECK(error_of(c).second == "weights.bq is given but bias is false: remove the biases or set bias to true.");
+}
+
+TEST_CASE("the memory cap is checked before any work, with the size needed") {
+    auto c = classic();
+    c.B = 1; c.T = 4096; c.C = 768; c.H = 12;
+    const auto [code, message] = error_of(c);
+    CHECK(code == "memory_cap");
+    CHECK(message.rfind("This config needs 3.", 0) == 0);  // 3.x GiB: four scores-sized steps of 768 MiB each
+    CHECK(message.find("above the memory cap of 256.0 MiB") != std::string::npos);
+    c.memory_cap = 8ull << 30;
+    CHECK(error_of(c).first == "");
+
+    // Sizes whose product overflows 32 (and 64) bits are still refused, not wrapped around.
+    c = classic(); c.B = 1'000'000; c.T = 1'000'000; c.C = 1'000'000; c.H = 1'000'000;
+    CHECK(error_of(c).first == "memory_cap");
+}
+
+TEST_CASE("config_from_json reports types, unknown keys and missing sizes by field") {
+    CHECK(json_error_of(R"({"B":2,"T":4,"C":8,"H":2})").first == "");
+    CHECK(json_error_of(R"({"B":2,"T":4,"C":8})") ==
+          std::pair<std::string, std::string>{"H", "H is missing: set the number of heads, for example H: 2."});
+    CHECK(json_error_of(R"({"B":"2","T":4,"C":8,"H":2})").second ==
+          "B must be a whole number ≥ 1, not the string \"2\".");
+    CHECK(json_error_of(R"({"B":2.5,"T":4,"C":8,"H":2})").second ==
+          "B=2.5 is not a whole number: B counts things, so it must be a whole number ≥ 1.");
+    CHECK(json_error_of(R"({"B":{"$number":"NaN"},"T":4,"C":8,"H":2})").second == "B must be a whole number ≥ 1, not NaN.");
+    CHECK(json_error_of(R"({"B":2,"T":4,"C":8,"H":2,"heads":2})").first == "heads");
+    CHECK(json_error_of(R"({"B":2,"T":4,"C":8,"H":2,"hkv":2})").second.rfind(
+              "Unknown config key \"hkv\" (did you mean \"Hkv\"?)", 0) == 0);
+    CHECK(json_error_of(R"({"B":2,"T":4,"C":8,"H":2,"mask":"future"})").second ==
+          "mask must be \"none\" or \"causal\", not the string \"future\". A padding mask is set with keyLengths, "
+          "and combines with either.");
+    CHECK(json_error_of(R"({"B":2,"T":4,"C":8,"H":2,"x":[1,2,"a"]})").second == "x[2] must be a number, not the string \"a\".");
+    CHECK(json_error_of(R"({"B":2,"T":4,"C":8,"H":2,"x":"abc"})").first == "x");
+    CHECK(json_error_of(R"({"B":2,"T":4,"C":8,"H":2,"weights":{"Wz":[]}})").first == "weights.Wz");
+    CHECK(json_error_of(R"({"B":2,"T":4,"C":8,"H":2,"seed":-1})").first == "seed");
+    CHECK(json_error_of(R"({"B":2,"T":4,"C":8,"H":2,"bias":"yes"})").second == "bias must be true or false, not the string \"yes\".");
+    CHECK(json_error_of(R"({"B":2,)").second.rfind("The config is not valid JSON", 0) == 0);
+    CHECK(json_error_of(R"([1,2])").first == "config");
+}
+
+TEST_CASE("forward refuses an invalid config before doing any work") {
+    auto c = classic();
+    c.C = 10; c.H = 4;
+    CHECK_THROWS_AS(mha::forward(c), mha::MhaError);
+}
