@@ -35,7 +35,7 @@ void check_tensor(const std::string& name, const std::vector<float>& values, std
                   const std::string& formula) {
     if (values.size() != expected)
         throw MhaError(ErrorCode::bad_tensor_length, name,
-                       name + " has " + std::to_string(values.size()) + " values but needs " + formula +
+                       name + " has " + std::to_string(values.size()) + (values.size() == 1 ? " value" : " values") + " but needs " + formula +
                            " = " + std::to_string(expected) + ".");
     for (std::size_t i = 0; i < values.size(); ++i)
         if (!std::isfinite(values[i]))

@@ -143,6 +143,8 @@ Trace forward(const Config& config) {
     const Dims d = validate(config);
     const std::size_t B = d.B, T = d.T, Tk = d.Tk, C = d.C, H = d.H, Hkv = d.Hkv, D = d.D;
     const std::string S = d.cross ? "S" : "X";  // the sequence K and V are computed from
+    // K and V have their own head count only under GQA/MQA; in plain MHA their axes read H.
+    const std::string Hk = Hkv < H ? "Hkv" : "H", HkD = Hk + "·D";
 
     Trace trace;
     trace.dims = d;
@@ -178,10 +180,10 @@ Trace forward(const Config& config) {
     rec.record({"q", "Query projection", "projection", "Q = X·Wq" + b_or_nothing + "q", {"B", "T", "H·D"}, "x",
                 projection_flops(B * T, C, H * D, config.bias)},
                q, shape_text({B, T, C}) + " @ " + wq_shape + bias_text(H * D));
-    rec.record({"k", "Key projection", "projection", "K = " + S + "·Wk" + b_or_nothing + "k", {"B", "Tk", "Hkv·D"},
+    rec.record({"k", "Key projection", "projection", "K = " + S + "·Wk" + b_or_nothing + "k", {"B", "Tk", HkD},
                 kv_in_id, projection_flops(B * Tk, C, Hkv * D, config.bias)},
                k, shape_text({B, Tk, C}) + " @ " + wk_shape + bias_text(Hkv * D));
-    rec.record({"v", "Value projection", "projection", "V = " + S + "·Wv" + b_or_nothing + "v", {"B", "Tk", "Hkv·D"},
+    rec.record({"v", "Value projection", "projection", "V = " + S + "·Wv" + b_or_nothing + "v", {"B", "Tk", HkD},
                 kv_in_id, projection_flops(B * Tk, C, Hkv * D, config.bias)},
                v, shape_text({B, Tk, C}) + " @ " + wk_shape + bias_text(Hkv * D));
 
@@ -191,9 +193,9 @@ Trace forward(const Config& config) {
     auto v_split = view_as<4>(v.data(), {B, Tk, Hkv, D});
     rec.record({"q_split", "Split Q into heads", "reshape", "Q.view(B, T, H, D)", {"B", "T", "H", "D"}, "q"},
                q_split, shape_text({B, T, H * D}));
-    rec.record({"k_split", "Split K into heads", "reshape", "K.view(B, Tk, Hkv, D)", {"B", "Tk", "Hkv", "D"}, "k"},
+    rec.record({"k_split", "Split K into heads", "reshape", "K.view(B, Tk, " + Hk + ", D)", {"B", "Tk", Hk, "D"}, "k"},
                k_split, shape_text({B, Tk, Hkv * D}));
-    rec.record({"v_split", "Split V into heads", "reshape", "V.view(B, Tk, Hkv, D)", {"B", "Tk", "Hkv", "D"}, "v"},
+    rec.record({"v_split", "Split V into heads", "reshape", "V.view(B, Tk, " + Hk + ", D)", {"B", "Tk", Hk, "D"}, "v"},
                v_split, shape_text({B, Tk, Hkv * D}));
 
     // 4. Heads first, so that each head is a [T, D] matrix: a view with permuted strides. // [B, H, T, D]
@@ -202,9 +204,9 @@ Trace forward(const Config& config) {
     auto v_heads_view = permuted(v_split, {0, 2, 1, 3});
     rec.record({"q_heads", "Heads first: Q", "transpose", "Q.transpose(1, 2)", {"B", "H", "T", "D"}, "q_split"},
                q_heads_view, shape_text({B, T, H, D}));
-    rec.record({"k_heads", "Heads first: K", "transpose", "K.transpose(1, 2)", {"B", "Hkv", "Tk", "D"}, "k_split"},
+    rec.record({"k_heads", "Heads first: K", "transpose", "K.transpose(1, 2)", {"B", Hk, "Tk", "D"}, "k_split"},
                k_heads_view, shape_text({B, Tk, Hkv, D}));
-    rec.record({"v_heads", "Heads first: V", "transpose", "V.transpose(1, 2)", {"B", "Hkv", "Tk", "D"}, "v_split"},
+    rec.record({"v_heads", "Heads first: V", "transpose", "V.transpose(1, 2)", {"B", Hk, "Tk", "D"}, "v_split"},
                v_heads_view, shape_text({B, Tk, Hkv, D}));
     tensor4 q_heads = q_heads_view;  // contiguous copies for the matrix products
     tensor4 k_heads = k_heads_view;
@@ -261,11 +263,15 @@ Trace forward(const Config& config) {
             for (std::size_t i = 0; i < T; ++i)
                 for (std::size_t j = 0; j < Tk; ++j)
                     if (is_masked(b, i, j)) masked(b, h, i, j) = minus_inf;
-    std::string mask_text = config.mask == MaskKind::causal ? "causal" : "";
-    if (config.key_lengths) mask_text += std::string(mask_text.empty() ? "" : " + ") + "padding";
-    if (mask_text.empty()) mask_text = "no";
+    // The mask's own shape, broadcast over the scores: causal [Tq, Tk], padding [B, 1, 1, Tk].
+    const bool causal = config.mask == MaskKind::causal, padding = config.key_lengths.has_value();
+    const std::string mask_text =
+        causal && padding ? " + causal and padding mask " + shape_text({B, 1, T, Tk})
+        : causal          ? " + causal mask " + shape_text({T, Tk})
+        : padding         ? " + padding mask " + shape_text({B, 1, 1, Tk})
+                          : " with no mask";
     rec.record({"masked", "Apply the mask", "mask", "S + M, M = −∞ where masked", {"B", "H", "Tq", "Tk"}, "scaled"},
-               masked, shape_text({B, H, T, Tk}) + " + " + mask_text + " mask " + shape_text({T, Tk}));
+               masked, shape_text({B, H, T, Tk}) + mask_text);
 
     // 10. Softmax over Tk: each query's weights over the keys sum to 1. // [B, H, Tq, Tk]
     // Subtracting the row maximum keeps exp() finite; a row whose keys are all masked (maximum −∞)

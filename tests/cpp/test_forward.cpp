@@ -37,14 +37,14 @@ TEST_CASE("the steps come in walkthrough order with their shapes and axes (T, Tk
         {"x", {{2, 3, 12}, {"B", "T", "C"}}},
         {"source", {{2, 5, 12}, {"B", "Tk", "C"}}},
         {"q", {{2, 3, 12}, {"B", "T", "H·D"}}},
-        {"k", {{2, 5, 12}, {"B", "Tk", "Hkv·D"}}},
-        {"v", {{2, 5, 12}, {"B", "Tk", "Hkv·D"}}},
+        {"k", {{2, 5, 12}, {"B", "Tk", "H·D"}}},
+        {"v", {{2, 5, 12}, {"B", "Tk", "H·D"}}},
         {"q_split", {{2, 3, 3, 4}, {"B", "T", "H", "D"}}},
-        {"k_split", {{2, 5, 3, 4}, {"B", "Tk", "Hkv", "D"}}},
-        {"v_split", {{2, 5, 3, 4}, {"B", "Tk", "Hkv", "D"}}},
+        {"k_split", {{2, 5, 3, 4}, {"B", "Tk", "H", "D"}}},
+        {"v_split", {{2, 5, 3, 4}, {"B", "Tk", "H", "D"}}},
         {"q_heads", {{2, 3, 3, 4}, {"B", "H", "T", "D"}}},
-        {"k_heads", {{2, 3, 5, 4}, {"B", "Hkv", "Tk", "D"}}},
-        {"v_heads", {{2, 3, 5, 4}, {"B", "Hkv", "Tk", "D"}}},
+        {"k_heads", {{2, 3, 5, 4}, {"B", "H", "Tk", "D"}}},
+        {"v_heads", {{2, 3, 5, 4}, {"B", "H", "Tk", "D"}}},
         {"k_t", {{2, 3, 4, 5}, {"B", "H", "D", "Tk"}}},
         {"scores", {{2, 3, 3, 5}, {"B", "H", "Tq", "Tk"}}},
         {"scaled", {{2, 3, 3, 5}, {"B", "H", "Tq", "Tk"}}},
@@ -88,6 +88,8 @@ TEST_CASE("self-attention has no source step; GQA adds the sharing steps") {
     CHECK(t.step("k_shared").shape == Shape{1, 6, 5, 4});
     CHECK(t.step("k_shared").axes == Axes{"B", "H", "Tk", "D"});
     CHECK(t.step("k").shape == Shape{1, 5, 8});
+    CHECK(t.step("k").axes == Axes{"B", "Tk", "Hkv·D"});
+    CHECK(t.step("k_heads").axes == Axes{"B", "Hkv", "Tk", "D"});
 }
 
 TEST_CASE("a reshape is a view, a transpose permutes strides, merging heads copies") {
@@ -225,9 +227,10 @@ TEST_CASE("the trace matches an independent plain-loop reference across features
         const mha::Trace t = mha::forward(c);
         const ref::Result r = ref::attention(k.B, k.T, k.Tk, C, k.H, k.Hkv, *c.x, c.kv ? *c.kv : std::vector<float>{}, w,
                                              k.causal, c.key_lengths ? *c.key_lengths : std::vector<std::int64_t>{});
-        for (const auto& [id, expected] : {std::pair{"q", &r.q}, {"scores", &r.scores}, {"weights", &r.weights},
-                                           {"output", &r.output}}) {
-            const auto diff = ref::compare(t.step(id).data, *expected, 1e-5);
+        for (const auto& check : {std::pair{"q", &r.q}, {"scores", &r.scores}, {"weights", &r.weights},
+                                  {"output", &r.output}}) {
+            const char* id = check.first;
+            const auto diff = ref::compare(t.step(id).data, *check.second, 1e-5);
             INFO(std::string(id) << ": max |diff| " << diff.max_abs << ", first index over 1e-5: " << diff.first_bad);
             CHECK(diff.first_bad == -1);
         }

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds the engine natively (for the doctest suite) and as WebAssembly (web/dist/ and the wasm
+# doctest suite). Incremental: a second run only rebuilds what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+jobs=$(nproc 2>/dev/null || echo 2)
+
+cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/native -j"$jobs"
+
+# Debian's emcc needs Debian's acorn, which lives outside node's default search path.
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+if [ ! -f build/wasm/CMakeCache.txt ]; then
+  emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build build/wasm -j"$jobs"

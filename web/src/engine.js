@@ -1,0 +1,166 @@
+// The JS API of mha-lens: the only module that touches the Emscripten module.
+//
+//   const engine = await createEngine();
+//   const run = engine.run({ B: 2, T: 4, C: 8, H: 2 });
+//   run.steps; run.step('weights'); run.output; run.summary; run.warnings;
+//
+// Works in Node and in browsers. Callers get plain objects and owned Float32Arrays: no Embind
+// handle and no view into the wasm heap (which memory growth would detach) ever leaves here.
+import createMhaModule from '../dist/mha_engine.mjs';
+
+const TENSOR_KEYS = ['x', 'kv'];
+const WEIGHT_KEYS = ['Wq', 'Wk', 'Wv', 'Wo', 'bq', 'bk', 'bv', 'bo'];
+
+/** An invalid config or input. `code` is stable, `field` names the config field at fault. */
+export class MhaError extends Error {
+  constructor({ code, field, message }) {
+    super(message);
+    this.name = 'MhaError';
+    this.code = code;
+    this.field = field;
+  }
+}
+
+const isPlainObject = (value) =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value);
+
+// A tensor the engine can take as is, or null so that the engine names what is wrong with it.
+function asFloat32(value) {
+  if (value instanceof Float32Array) return value;
+  if (ArrayBuffer.isView(value) && !(value instanceof DataView) && typeof value[0] !== 'bigint') {
+    return Float32Array.from(value);
+  }
+  if (Array.isArray(value) && value.every((element) => typeof element === 'number')) {
+    return Float32Array.from(value);
+  }
+  return null;
+}
+
+// JSON cannot hold NaN, ±Infinity or BigInt; pass them in a form the engine can name in its message.
+function jsonSafe(_key, value) {
+  if (typeof value === 'number' && !Number.isFinite(value)) return { $number: String(value) };
+  if (typeof value === 'bigint') return Number(value);
+  return value;
+}
+
+// The config as JSON for the engine's parser, with the tensors taken out as Float32Arrays.
+function splitConfig(config) {
+  if (!isPlainObject(config)) {
+    throw new MhaError({
+      code: 'bad_type',
+      field: 'config',
+      message: 'The config must be an object such as {B: 2, T: 4, C: 8, H: 2}.',
+    });
+  }
+  const rest = {};
+  const tensors = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (value === undefined) continue;
+    if (TENSOR_KEYS.includes(key) && asFloat32(value)) {
+      tensors[key] = asFloat32(value);
+    } else if (key === 'weights' && isPlainObject(value)) {
+      rest.weights = {};
+      for (const [name, tensor] of Object.entries(value)) {
+        if (WEIGHT_KEYS.includes(name) && asFloat32(tensor)) tensors[name] = asFloat32(tensor);
+        else rest.weights[name] = tensor;
+      }
+    } else {
+      rest[key] = value;
+    }
+  }
+  return { json: JSON.stringify(rest, jsonSafe), tensors };
+}
+
+function unwrap(result) {
+  if (!result.ok) throw new MhaError(result.error);
+  return result;
+}
+
+/** One forward pass: its steps in walkthrough order and what it computed. */
+export class Run {
+  constructor(trace) {
+    this.steps = trace.steps;
+    this.summary = trace.summary;
+    this.warnings = trace.warnings;
+    this.output = trace.output;
+    this.weights = trace.weights;
+  }
+
+  /** The step with this id ('x', 'q', 'scores', 'weights', ...). */
+  step(id) {
+    const found = this.steps.find((step) => step.id === id);
+    if (found) return found;
+    const known = this.steps.map((step) => step.id).join(', ');
+    throw new MhaError({
+      code: 'unknown_step',
+      field: 'step',
+      message: known
+        ? `There is no step "${id}" in this run. Its steps are: ${known}.`
+        : `There is no step "${id}" in this run (it was computed without snapshots).`,
+    });
+  }
+}
+
+class Engine {
+  #module;
+
+  constructor(module) {
+    this.#module = module;
+  }
+
+  /** Validates `config` and runs the forward pass; throws MhaError naming the first problem. */
+  run(config) {
+    const { json, tensors } = splitConfig(config);
+    return new Run(unwrap(this.#module.run(json, tensors)).trace);
+  }
+
+  /**
+   * PyTorch nn.MultiheadAttention parameters → the walkthrough's weights {Wq, ..., bo}.
+   * Takes { in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias } (biases optional);
+   * the dotted names of a state_dict ('out_proj.weight') work too.
+   */
+  fromTorch(params) {
+    if (!isPlainObject(params)) {
+      throw new MhaError({ code: 'bad_type', field: 'params', message: 'fromTorch takes an object with in_proj_weight, in_proj_bias, out_proj_weight and out_proj_bias.' });
+    }
+    const get = (name) => params[name] ?? params[name.replace('out_proj_', 'out_proj.')];
+    const tensor = (name, optional) => {
+      const value = get(name);
+      if ((value === undefined || value === null) && optional) return null;
+      const floats = asFloat32(value);
+      if (!floats) {
+        throw new MhaError({ code: value === undefined ? 'missing' : 'bad_type', field: name, message: `${name} must be a Float32Array or an array of numbers.` });
+      }
+      return floats;
+    };
+    const outWeight = tensor('out_proj_weight');
+    const C = params.C ?? Math.round(Math.sqrt(outWeight.length));
+    return unwrap(this.#module.fromTorch(C, tensor('in_proj_weight'), tensor('in_proj_bias', true), outWeight, tensor('out_proj_bias', true))).weights;
+  }
+
+  /** Bytes of wasm linear memory: it grows to the largest run so far and never shrinks. */
+  get memoryBytes() {
+    return this.#module.HEAP8.buffer.byteLength;
+  }
+}
+
+const isNode = typeof process !== 'undefined' && Boolean(process.versions?.node);
+
+/**
+ * Loads the WebAssembly engine. Options: `wasmUrl` (where the .wasm is; default: next to
+ * dist/mha_engine.mjs) or `wasmBinary` (its bytes).
+ */
+export async function createEngine({ wasmUrl, wasmBinary } = {}) {
+  const url = wasmUrl ? new URL(wasmUrl, isNode ? import.meta.url : document.baseURI) : new URL('../dist/mha_engine.wasm', import.meta.url);
+  const moduleOptions = {};
+  if (wasmBinary) {
+    moduleOptions.wasmBinary = wasmBinary;
+  } else if (isNode) {
+    // Node 20's fetch() cannot read file: URLs, which the 3.1.6 loader would try.
+    const { readFile } = await import('node:fs/promises');
+    moduleOptions.wasmBinary = await readFile(url);
+  } else {
+    moduleOptions.locateFile = () => url.href;
+  }
+  return new Engine(await createMhaModule(moduleOptions));
+}

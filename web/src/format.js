@@ -1,0 +1,69 @@
+// Pure formatting shared by the CLI and the page: no DOM, no engine.
+
+/** "[2,4,8]" */
+export const shapeText = (shape) => `[${shape.join(',')}]`;
+
+// The query path through the walkthrough: the steps a learner follows from X to the output.
+const CHAIN = ['x', 'q', 'q_split', 'q_heads', 'scores', 'weights', 'context', 'context_t', 'concat', 'output'];
+const NAMED_IN_CHAIN = new Set(['scores', 'weights', 'context', 'concat', 'output']);
+
+/** "[2,4,8] → [2,4,8] → [2,4,2,4] → [2,2,4,4] → scores [2,2,4,4] → ... → output [2,4,8]" */
+export function shapeChain(steps) {
+  const byId = new Map(steps.map((step) => [step.id, step]));
+  return CHAIN.filter((id) => byId.has(id))
+    .map((id) => (NAMED_IN_CHAIN.has(id) ? `${id} ` : '') + shapeText(byId.get(id).shape))
+    .join(' → ');
+}
+
+/** A value as the CLI and tooltips print it: fixed width, −∞ for masked scores. */
+export function formatValue(value, digits = 4) {
+  if (value === Number.NEGATIVE_INFINITY) return '-∞';
+  if (value === Number.POSITIVE_INFINITY) return '∞';
+  if (Number.isNaN(value)) return 'NaN';
+  return value.toFixed(digits);
+}
+
+/** 1234567 → "1,234,567" */
+export const formatCount = (n) => Math.round(n).toLocaleString('en-US');
+
+/** Bytes in binary units, as the engine's messages write them. */
+export function formatBytes(bytes) {
+  if (bytes >= 2 ** 30) return `${(bytes / 2 ** 30).toFixed(2)} GiB`;
+  if (bytes >= 2 ** 20) return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+  if (bytes >= 2 ** 10) return `${(bytes / 2 ** 10).toFixed(1)} KiB`;
+  return `${bytes} bytes`;
+}
+
+/**
+ * A tensor laid out by its axes: one block per index of the leading axes, each a matrix of the
+ * last two. Returns lines of text.
+ */
+export function layoutTensor(step, digits = 4) {
+  const { shape, axes, data } = step;
+  const rank = shape.length;
+  const rows = rank >= 2 ? shape[rank - 2] : 1;
+  const cols = shape[rank - 1];
+  const blockSize = rows * cols;
+  const blocks = data.length / blockSize;
+  const cells = Array.from(data, (value) => formatValue(value, digits));
+  const width = Math.max(...cells.map((cell) => cell.length));
+  const rowAxis = rank >= 2 ? axes[rank - 2] : '';
+  const lines = [];
+  for (let block = 0; block < blocks; block++) {
+    if (rank > 2) {
+      // The block's index along each leading axis, row-major.
+      const index = [];
+      let rest = block;
+      for (let axis = rank - 3; axis >= 0; axis--) {
+        index.unshift(rest % shape[axis]);
+        rest = Math.floor(rest / shape[axis]);
+      }
+      lines.push(`${index.map((i, axis) => `${axes[axis]}=${i}`).join(' ')}  (${rowAxis} × ${axes[rank - 1]})`);
+    }
+    for (let r = 0; r < rows; r++) {
+      const row = cells.slice(block * blockSize + r * cols, block * blockSize + (r + 1) * cols);
+      lines.push(`  ${rowAxis}=${String(r).padEnd(3)} ${row.map((cell) => cell.padStart(width)).join(' ')}`);
+    }
+  }
+  return lines;
+}
