@@ -1,0 +1,146 @@
+// Type declarations for the mha-lens JS API (web/src/engine.js), written by hand: Emscripten
+// 3.1.6 cannot emit them.
+
+/** A config in the symbols of the walkthrough. B, T, C and H are required. */
+export interface Config {
+  /** Batch size. */
+  B: number;
+  /** Query length (tokens per sequence). */
+  T: number;
+  /** Key/value length; default T. Tk ≠ T (or `kv` given) is cross-attention. */
+  Tk?: number;
+  /** Model width; must be divisible by H. */
+  C: number;
+  /** Query heads; D = C / H. */
+  H: number;
+  /** Key/value heads; default H. 1 ≤ Hkv < H is GQA, Hkv = 1 is MQA. Must divide H. */
+  Hkv?: number;
+  /** Biases in the four projections; default true. */
+  bias?: boolean;
+  /** Seed of the generated x, kv and weights (0 … 2³²−1); default 0. */
+  seed?: number;
+  /** Default "none". A padding mask is set with keyLengths and combines with either. */
+  mask?: 'none' | 'causal';
+  /** Padding mask: B valid key lengths; keys at positions ≥ keyLengths[b] are masked. */
+  keyLengths?: number[] | null;
+  /** Explicit input [B, T, C], row-major. */
+  x?: Float32Array | number[];
+  /** Explicit source of K and V [B, Tk, C] (cross-attention); default x. */
+  kv?: Float32Array | number[];
+  /** Explicit parameters in the layout Q = X·Wq + bq (see engine.fromTorch for PyTorch's). */
+  weights?: Partial<Weights<Float32Array | number[]>>;
+  /** Bytes of snapshots a run may hold; default 256 MiB. */
+  memoryCap?: number;
+  /** false: compute the output only (run.steps is empty); default true. */
+  snapshots?: boolean;
+}
+
+export interface Weights<T = Float32Array> {
+  Wq: T; // [C, H·D]
+  Wk: T; // [C, Hkv·D]
+  Wv: T; // [C, Hkv·D]
+  Wo: T; // [C, C]
+  bq?: T; // [H·D]
+  bk?: T; // [Hkv·D]
+  bv?: T; // [Hkv·D]
+  bo?: T; // [C]
+}
+
+export type StepId =
+  | 'x' | 'source' | 'q' | 'k' | 'v' | 'q_split' | 'k_split' | 'v_split' | 'q_heads' | 'k_heads' | 'v_heads'
+  | 'k_shared' | 'v_shared' | 'k_t' | 'scores' | 'scaled' | 'masked' | 'weights' | 'context' | 'context_t'
+  | 'concat' | 'output';
+
+export type AxisName = 'B' | 'T' | 'Tq' | 'Tk' | 'C' | 'H' | 'Hkv' | 'D' | 'H·D' | 'Hkv·D';
+
+/** One step of the walkthrough and the tensor it produced. */
+export interface Step {
+  id: StepId;
+  /** Short English title; web/src/i18n.js has it in English and Chinese as `step.<id>`. */
+  title: string;
+  op: 'input' | 'projection' | 'reshape' | 'transpose' | 'repeat' | 'matmul' | 'scale' | 'mask' | 'softmax' | 'merge';
+  /** Symbolic formula, e.g. "Q = X·Wq + bq". */
+  formula: string;
+  /** The formula with this config's shapes, e.g. "[2,4,8] @ [8,8] + [8] → [2,4,8]". */
+  shapeFormula: string;
+  shape: number[];
+  axes: AxisName[];
+  /** Values in row-major order of `shape`; masked scores are -Infinity. An owned copy. */
+  data: Float32Array;
+  /** Element strides of the produced tensor as xtensor reports them (0 for axes of length 1). */
+  strides: number[];
+  /** False for a view with permuted strides (a transpose). */
+  contiguous: boolean;
+  /** True if the step holds a value its input does not (false for reshape, transpose, merge). */
+  changesValues: boolean;
+  numel: number;
+  flops: number;
+  /** numel · 4 */
+  bytes: number;
+}
+
+export interface Summary {
+  B: number; T: number; Tk: number; C: number; H: number; Hkv: number; D: number;
+  bias: boolean;
+  mask: 'none' | 'causal';
+  keyLengths: number[] | null;
+  cross: boolean;
+  /** 4C² + 4C for standard MHA with bias; less with GQA. */
+  parameterCount: number;
+  /** Float32 bytes of K and V one token adds to a cache: 2·Hkv·D·4. */
+  kvCacheBytesPerToken: number;
+  flops: number;
+  snapshotBytes: number;
+}
+
+export class Run {
+  readonly steps: Step[];
+  readonly summary: Summary;
+  /** e.g. a query row whose keys are all masked (its weights are 0; PyTorch gives NaN). */
+  readonly warnings: string[];
+  /** [B, Tq, C] */
+  readonly output: Float32Array;
+  /** The parameters used, explicit or seeded. */
+  readonly weights: Weights;
+  /** @throws MhaError (code "unknown_step") */
+  step(id: StepId | string): Step;
+}
+
+export type ErrorCode =
+  | 'bad_json' | 'unknown_key' | 'bad_type' | 'missing' | 'bad_size' | 'not_divisible' | 'heads_not_divisible'
+  | 'bad_key_lengths' | 'bad_tensor_length' | 'non_finite' | 'bad_value' | 'memory_cap' | 'unknown_step'
+  | 'out_of_memory' | 'internal';
+
+export class MhaError extends Error {
+  readonly name: 'MhaError';
+  readonly code: ErrorCode;
+  /** The config field at fault: "C", "H", "keyLengths", "weights.Wq", ... */
+  readonly field: string;
+}
+
+export interface TorchParams {
+  in_proj_weight: Float32Array | number[]; // [3C, C]
+  in_proj_bias?: Float32Array | number[] | null; // [3C]
+  out_proj_weight: Float32Array | number[]; // [C, C]; 'out_proj.weight' also accepted
+  out_proj_bias?: Float32Array | number[] | null; // [C]; 'out_proj.bias' also accepted
+  /** embed_dim; default √(out_proj_weight.length). */
+  C?: number;
+}
+
+export interface Engine {
+  /** Validates and runs; throws MhaError naming the first problem. The engine stays usable. */
+  run(config: Config): Run;
+  /** PyTorch nn.MultiheadAttention parameters → this layout. */
+  fromTorch(params: TorchParams): Weights;
+  /** Bytes of wasm linear memory (grows to the largest run, never shrinks). */
+  readonly memoryBytes: number;
+}
+
+export interface EngineOptions {
+  /** Where the .wasm is; default: next to dist/mha_engine.mjs. */
+  wasmUrl?: string | URL;
+  /** The .wasm bytes, if already loaded. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+}
+
+export function createEngine(options?: EngineOptions): Promise<Engine>;
