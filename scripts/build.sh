@@ -15,3 +15,7 @@ if [ ! -f build/wasm/CMakeCache.txt ]; then
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build build/wasm -j"$jobs"
+
+# KaTeX for the docs page's formulas, bundled from node_modules: the page loads nothing from a CDN.
+node_modules/.bin/esbuild node_modules/katex/dist/katex.mjs --bundle --format=esm --minify \
+  --log-level=warning --outfile=web/dist/katex.mjs

@@ -19,6 +19,7 @@ declare -A probe=(
   [cmake]=/usr/bin/cmake
   [g++]=/usr/bin/g++
   [make]=/usr/bin/make
+  [nlohmann-json3-dev]=/usr/include/nlohmann/json.hpp
 )
 [ $want_fixtures = 1 ] && probe[python3-torch]=/usr/lib/python3/dist-packages/torch/__init__.py
 

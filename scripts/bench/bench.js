@@ -1,0 +1,332 @@
+#!/usr/bin/env node
+// npm run bench [-- --json results.json] [-- --quick]
+//
+// Our WebAssembly engine side by side with ONNX Runtime Web (wasm, 1 thread) and the TF.js wasm
+// backend (XNNPACK, 1 thread), in one Node process, on identical inputs and weights. Every
+// implementation takes x and the weights as Float32Arrays and hands the output back as a
+// Float32Array, so each pays its own copies in and out. Before timing, every output must agree
+// with ours within 1e-4. Runs are interleaved (one of each per round, in a shuffled order) so
+// that the noise of a shared machine falls on all of them alike; we report medians and ratios.
+// Everything is offline: the peers' .wasm files are read from node_modules by path.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { performance } from 'node:perf_hooks';
+import os from 'node:os';
+
+import { createEngine } from '../../web/src/engine.js';
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const args = process.argv.slice(2);
+const jsonPath = args.includes('--json') ? args[args.indexOf('--json') + 1] ?? 'bench-results.json' : null;
+const quick = args.includes('--quick');
+const TOLERANCE = 1e-4;
+
+// --- Inputs --------------------------------------------------------------------------------------
+// mulberry32, as the engine's seeded inputs use: the same numbers on every run.
+function noise(count, seed, bound) {
+  const values = new Float32Array(count);
+  let state = seed >>> 0;
+  for (let i = 0; i < count; ++i) {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let z = state;
+    z = Math.imul(z ^ (z >>> 15), z | 1);
+    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
+    z = (z ^ (z >>> 14)) >>> 0;
+    values[i] = ((z >>> 8) / 8388608 - 1) * bound;
+  }
+  return values;
+}
+
+function problem({ B, T, C, H, mask = 'none' }) {
+  const bound = 1 / Math.sqrt(C);
+  const w = {};
+  ['Wq', 'Wk', 'Wv', 'Wo'].forEach((name, i) => (w[name] = noise(C * C, 10 + i, bound)));
+  ['bq', 'bk', 'bv', 'bo'].forEach((name, i) => (w[name] = noise(C, 20 + i, bound)));
+  const additiveMask = new Float32Array(T * T);  // 0 where a query may look, −∞ where not
+  if (mask === 'causal') for (let i = 0; i < T; ++i) for (let j = i + 1; j < T; ++j) additiveMask[i * T + j] = -Infinity;
+  return { B, T, C, H, D: C / H, mask, x: noise(B * T * C, 1, 1), w, additiveMask };
+}
+
+// Forward FLOPs: four projections, Q·Kᵀ and A·V (the multiply-adds; softmax and biases are noise).
+const forwardFlops = ({ B, T, C }) => 2 * B * T * C * C * 4 + 2 * 2 * B * T * T * C;
+
+// --- Implementations -------------------------------------------------------------------------------
+async function loadOurs() {
+  const engine = await createEngine();
+  return {
+    engine,
+    forward(p, snapshots) {
+      const run = engine.run({ B: p.B, T: p.T, C: p.C, H: p.H, mask: p.mask, x: p.x, weights: p.w, snapshots });
+      if (snapshots) for (const step of run.steps) if (step.data.length !== step.numel) throw new Error(`step ${step.id} has no data`);
+      return run.output;
+    },
+    gemm: (a, b, M, K, N) => engine.matmul(a, b, { M, K, N }),
+  };
+}
+
+async function loadOrt() {
+  const ort = await import('onnxruntime-web');
+  const dist = path.join(root, 'node_modules/onnxruntime-web/dist');
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.simd = true;
+  ort.env.wasm.wasmPaths = { wasm: path.join(dist, 'ort-wasm-simd-threaded.wasm'), mjs: path.join(dist, 'ort-wasm-simd-threaded.mjs') };
+  ort.env.logLevel = 'error';
+  const sessions = new Map();
+  const session = async (file) => {
+    if (!sessions.has(file)) {
+      sessions.set(file, await ort.InferenceSession.create(path.join(root, 'scripts/bench/onnx', file), {
+        executionProviders: ['wasm'], graphOptimizationLevel: 'all', intraOpNumThreads: 1, interOpNumThreads: 1,
+      }));
+    }
+    return sessions.get(file);
+  };
+  const f32 = (data, dims) => new ort.Tensor('float32', data, dims);
+  return {
+    version: require('onnxruntime-web/package.json').version,
+    async prepare(p) {
+      const s = await session(`mha_H${p.H}_D${p.D}${p.mask === 'causal' ? '_causal' : ''}.onnx`);
+      return async () => {
+        const feeds = { x: f32(p.x, [p.B, p.T, p.C]) };
+        for (const name of ['Wq', 'Wk', 'Wv', 'Wo']) feeds[name] = f32(p.w[name], [p.C, p.C]);
+        for (const name of ['bq', 'bk', 'bv', 'bo']) feeds[name] = f32(p.w[name], [p.C]);
+        if (p.mask === 'causal') feeds.mask = f32(p.additiveMask, [p.T, p.T]);
+        return (await s.run(feeds)).y.data;
+      };
+    },
+    async prepareGemm(a, b, M, K, N) {
+      const s = await session('gemm.onnx');
+      return async () => (await s.run({ a: f32(a, [M, K]), b: f32(b, [K, N]) })).c.data;
+    },
+  };
+}
+
+async function loadTfjs() {
+  const tf = require('@tensorflow/tfjs');
+  const wasm = require('@tensorflow/tfjs-backend-wasm');
+  wasm.setWasmPaths(path.join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist') + path.sep);
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);  // one thread, like the others
+  await tf.setBackend('wasm');
+  await tf.ready();
+  if (!tf.env().get('WASM_HAS_SIMD_SUPPORT')) throw new Error('TF.js wasm backend without SIMD');
+  return {
+    version: require('@tensorflow/tfjs/package.json').version,
+    prepare(p) {
+      const { B, T, C, H, D } = p;
+      return () => {
+        const y = tf.tidy(() => {
+          const x = tf.tensor2d(p.x, [B * T, C]);
+          const w = Object.fromEntries(Object.entries(p.w).map(([k, v]) => [k, tf.tensor(v, k[0] === 'W' ? [C, C] : [C])]));
+          const heads = (W, b) => tf.add(tf.matMul(x, W), b).reshape([B, T, H, D]).transpose([0, 2, 1, 3]);
+          const q = heads(w.Wq, w.bq), k = heads(w.Wk, w.bk), v = heads(w.Wv, w.bv);
+          let scores = tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(D));
+          if (p.mask === 'causal') scores = tf.add(scores, tf.tensor2d(p.additiveMask, [T, T]));
+          const context = tf.matMul(tf.softmax(scores), v).transpose([0, 2, 1, 3]).reshape([B * T, C]);
+          return tf.add(tf.matMul(context, w.Wo), w.bo);
+        });
+        const out = y.dataSync();
+        y.dispose();
+        return out;
+      };
+    },
+    prepareGemm(a, b, M, K, N) {
+      return () => {
+        const c = tf.tidy(() => tf.matMul(tf.tensor2d(a, [M, K]), tf.tensor2d(b, [K, N])));
+        const out = c.dataSync();
+        c.dispose();
+        return out;
+      };
+    },
+  };
+}
+
+// --- Measuring ------------------------------------------------------------------------------------------
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+function maxAbsDiff(a, b) {
+  if (a.length !== b.length) return Infinity;
+  let max = 0;
+  for (let i = 0; i < a.length; ++i) {
+    const d = Math.abs(a[i] - b[i]);
+    if (!(d <= max)) max = Number.isNaN(d) ? Infinity : d;
+  }
+  return max;
+}
+
+function shuffle(xs) {
+  for (let i = xs.length - 1; i > 0; --i) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [xs[i], xs[j]] = [xs[j], xs[i]];
+  }
+  return xs;
+}
+
+// Checks agreement with the first implementation, warms up, then times `rounds` interleaved rounds.
+async function compare(label, impls, { rounds, warmup = 3, flops }) {
+  const reference = await impls[0].fn();
+  for (const impl of impls.slice(1)) {
+    const diff = maxAbsDiff(await impl.fn(), reference);
+    if (!(diff <= TOLERANCE)) throw new Error(`${label}: ${impl.name} differs from ${impls[0].name} by ${diff} (> ${TOLERANCE})`);
+    impl.maxDiff = diff;
+  }
+  for (let i = 0; i < warmup; ++i) for (const impl of impls) await impl.fn();
+  const times = new Map(impls.map((impl) => [impl.name, []]));
+  for (let r = 0; r < rounds; ++r) {
+    for (const impl of shuffle([...impls])) {
+      const t0 = performance.now();
+      await impl.fn();
+      times.get(impl.name).push(performance.now() - t0);
+    }
+  }
+  return impls.map((impl) => {
+    const ms = median(times.get(impl.name));
+    return { impl: impl.name, medianMs: ms, gflops: flops ? flops / (ms * 1e6) : null, maxAbsDiff: impl.maxDiff ?? 0, runs: rounds };
+  });
+}
+
+// Peak wasm memory of one run at these sizes: a fresh engine, whose heap only grows.
+async function peakMemory(config) {
+  const engine = await createEngine();
+  const before = engine.memoryBytes;
+  engine.run(config);
+  return { startBytes: before, peakBytes: engine.memoryBytes };
+}
+
+function payload() {
+  const files = [
+    'web/dist/mha_engine.wasm', 'web/dist/mha_engine.mjs',
+    ...listJs('web/src'), ...listJs('web/elements'), ...listJs('web/components'),
+  ].filter((f) => fs.existsSync(path.join(root, f)));
+  const entries = files.map((f) => {
+    const bytes = fs.readFileSync(path.join(root, f));
+    return { file: f, bytes: bytes.length, gzipBytes: gzipSync(bytes, { level: 9 }).length };
+  });
+  return { files: entries, gzipBytes: entries.reduce((s, e) => s + e.gzipBytes, 0) };
+}
+
+function listJs(dir) {
+  const abs = path.join(root, dir);
+  if (!fs.existsSync(abs)) return [];
+  return fs.readdirSync(abs, { recursive: true }).filter((f) => f.endsWith('.js') || f.endsWith('.mjs')).map((f) => path.join(dir, f));
+}
+
+// --- Main -------------------------------------------------------------------------------------------------
+const fmtMs = (ms) => (ms < 1 ? `${(ms * 1000).toFixed(1)} µs` : `${ms.toFixed(2)} ms`);
+const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+
+async function main() {
+  const ours = await loadOurs();
+  const ort = await loadOrt();
+  const tfjs = await loadTfjs();
+  const results = { machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, date: new Date().toISOString() },
+    peers: { 'onnxruntime-web': ort.version, '@tensorflow/tfjs-backend-wasm': tfjs.version }, sizes: [], targets: {} };
+  console.log(`mha-lens bench: ${results.machine.cpu}, ${results.machine.cores} cores, Node ${process.version}; ` +
+    `onnxruntime-web ${ort.version} (wasm, 1 thread), TF.js wasm ${tfjs.version} (1 thread)\n`);
+
+  const scale = quick ? 0.3 : 1;
+  const sizes = [
+    { name: 'toy B=2 T=4 C=8 H=2', B: 2, T: 4, C: 8, H: 2, rounds: 2000 },
+    { name: 'B=1 T=64 C=128 H=4', B: 1, T: 64, C: 128, H: 4, rounds: 300 },
+    { name: 'B=1 T=128 C=768 H=12', B: 1, T: 128, C: 768, H: 12, rounds: 40 },
+    { name: 'B=1 T=128 C=768 H=12 causal', B: 1, T: 128, C: 768, H: 12, mask: 'causal', rounds: 40 },
+    { name: 'B=1 T=512 C=768 H=12', B: 1, T: 512, C: 768, H: 12, rounds: 15 },
+  ];
+
+  for (const size of sizes) {
+    const p = problem(size);
+    const impls = [
+      { name: 'ours (compute only)', fn: () => ours.forward(p, false) },
+      { name: 'ours (all snapshots)', fn: () => ours.forward(p, true) },
+      { name: 'onnxruntime-web', fn: await ort.prepare(p) },
+      { name: 'tfjs-wasm', fn: tfjs.prepare(p) },
+    ];
+    const rows = await compare(size.name, impls, { rounds: Math.max(5, Math.round(size.rounds * scale)), flops: forwardFlops(p) });
+    const config = { B: p.B, T: p.T, C: p.C, H: p.H, mask: p.mask };
+    const memory = { computeOnly: await peakMemory({ ...config, snapshots: false }), allSnapshots: await peakMemory(config) };
+    results.sizes.push({ size: size.name, config, flops: forwardFlops(p), rows, memory });
+    printTable(size.name, rows, memory);
+  }
+
+  // GEMM probe: the shape of a projection at T=512, C=768.
+  {
+    const [M, K, N] = [512, 768, 768];
+    const a = noise(M * K, 5, 1), b = noise(K * N, 6, 1 / Math.sqrt(K));
+    const impls = [
+      { name: 'ours', fn: () => ours.gemm(a, b, M, K, N) },
+      { name: 'onnxruntime-web', fn: await ort.prepareGemm(a, b, M, K, N) },
+      { name: 'tfjs-wasm', fn: tfjs.prepareGemm(a, b, M, K, N) },
+    ];
+    const rows = await compare('GEMM', impls, { rounds: quick ? 10 : 40, flops: 2 * M * K * N });
+    results.sizes.push({ size: 'GEMM 512×768 @ 768×768', rows });
+    printTable('GEMM 512×768 @ 768×768', rows);
+  }
+
+  const big = { B: 1, T: 4096, C: 768, H: 12 };
+  {
+    const engine = await createEngine();
+    const t0 = performance.now();
+    const run = engine.run({ ...big, snapshots: 'lazy' });
+    const weights = run.step('weights', { batch: 0, head: 5 });
+    const ms = performance.now() - t0;
+    const memory = engine.memoryBytes;
+    results.large = { config: big, ms, peakBytes: memory, sliceShape: weights.shape };
+    console.log(`B=1 T=4096 C=768 H=12, lazy snapshots + one head's weights: ${fmtMs(ms)}, peak wasm memory ${mib(memory)}\n`);
+  }
+
+  results.payload = payload();
+  console.log(`payload (gzip -9): ${(results.payload.gzipBytes / 1024).toFixed(1)} KiB`);
+  for (const f of results.payload.files) console.log(`  ${f.file.padEnd(36)} ${(f.bytes / 1024).toFixed(1).padStart(8)} KiB  gz ${(f.gzipBytes / 1024).toFixed(1).padStart(7)} KiB`);
+
+  results.targets = targets(results);
+  console.log('\ntargets');
+  for (const [name, t] of Object.entries(results.targets)) console.log(`  ${t.met ? 'met    ' : 'NOT MET'} ${name}: ${t.text}`);
+
+  if (jsonPath) {
+    fs.writeFileSync(jsonPath, JSON.stringify(results, null, 2) + '\n');
+    console.log(`\nwrote ${jsonPath}`);
+  }
+}
+
+function printTable(name, rows, memory) {
+  const base = rows[0].medianMs;
+  console.log(name);
+  for (const r of rows) {
+    console.log(`  ${r.impl.padEnd(22)} ${fmtMs(r.medianMs).padStart(10)}  ${r.gflops === null ? '' : `${r.gflops.toFixed(1).padStart(6)} GFLOP/s`}` +
+      `  ×${(r.medianMs / base).toFixed(2)} of ${rows[0].impl}  (max |diff| ${r.maxAbsDiff.toExponential(1)}, ${r.runs} runs)`);
+  }
+  if (memory) console.log(`  peak wasm memory: compute only ${mib(memory.computeOnly.peakBytes)}, all snapshots ${mib(memory.allSnapshots.peakBytes)}`);
+  console.log();
+}
+
+function targets(results) {
+  const row = (size, impl) => results.sizes.find((s) => s.size === size).rows.find((r) => r.impl === impl).medianMs;
+  const t = {};
+  const gemm = 'GEMM 512×768 @ 768×768';
+  const g = row(gemm, 'ours') / row(gemm, 'tfjs-wasm');
+  t['1 GEMM ≤ 1.0× TF.js (XNNPACK)'] = { ratio: g, met: g <= 1, text: `${g.toFixed(2)}×` };
+  for (const size of ['B=1 T=128 C=768 H=12', 'B=1 T=512 C=768 H=12']) {
+    const r = row(size, 'ours (compute only)') / row(size, 'onnxruntime-web');
+    t[`2 compute only ≤ 0.8× ONNX Runtime Web, ${size}`] = { ratio: r, met: r <= 0.8, text: `${r.toFixed(2)}×` };
+  }
+  for (const size of ['B=1 T=128 C=768 H=12', 'B=1 T=512 C=768 H=12']) {
+    const r = row(size, 'ours (all snapshots)') / row(size, 'ours (compute only)');
+    t[`3 all snapshots ≤ 1.15× compute only, ${size}`] = { ratio: r, met: r <= 1.15, text: `${r.toFixed(2)}×` };
+  }
+  const toy = row('toy B=2 T=4 C=8 H=2', 'ours (all snapshots)') * 1000;
+  t['4 toy run with all snapshots ≤ 50 µs'] = { us: toy, met: toy <= 50, text: `${toy.toFixed(1)} µs` };
+  const kb = results.payload.gzipBytes / 1024;
+  t['6 payload ≤ 150 KB gzipped'] = { kib: kb, met: results.payload.gzipBytes <= 150 * 1000, text: `${kb.toFixed(1)} KiB` };
+  if (results.large) t['T=4096 within the default cap'] = { met: results.large.peakBytes <= 4 * 2 ** 30, text: `peak ${mib(results.large.peakBytes)}` };
+  return t;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

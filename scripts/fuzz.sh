@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Fuzzes what turns outside input into a config (tests/fuzz/fuzz_config.cpp) with libFuzzer,
+# AddressSanitizer and UndefinedBehaviorSanitizer, for a number of seconds (default 600).
+#   scripts/fuzz.sh [seconds]
+# Needs Debian's clang and libclang-rt-14-dev: scripts/setup.sh --fuzz installs them.
+# The build is a standalone clang++ command in build/fuzz/, apart from the CMake build (which uses
+# g++ and must not grow clang-only targets). New inputs go to build/fuzz/corpus/, crashes to
+# build/fuzz/crash-*; the committed seeds in tests/fuzz/corpus/ are only read.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-600}
+out=build/fuzz
+mkdir -p "$out/corpus"
+
+sources=(cpp/src/config.cpp cpp/src/config_json.cpp cpp/src/error.cpp cpp/src/forward.cpp cpp/src/matmul.cpp
+         cpp/src/seeded.cpp cpp/src/torch_params.cpp cpp/src/trace.cpp tests/fuzz/fuzz_config.cpp)
+# -ffp-contract=off as in the main build, so the fuzzed arithmetic is the shipped arithmetic;
+# -fno-sanitize-recover=all so that the first UB report stops the run with its input saved.
+clang++ -std=c++17 -O1 -g -ffp-contract=off -fno-omit-frame-pointer \
+  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+  -Icpp/include "${sources[@]}" -o "$out/fuzz_config"
+
+# One job (the machine has 2 cores, shared). -timeout catches hangs; -rss_limit_mb huge allocations.
+cd "$out"
+exec ./fuzz_config -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+  -print_final_stats=1 -artifact_prefix=./ corpus ../../tests/fuzz/corpus

@@ -1,0 +1,193 @@
+// The JS API: PyTorch parity, the step contract, errors and memory.
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+
+import { createEngine, MhaError } from '../../web/src/engine.js';
+import { assertClose, loadFixtures } from './helpers.js';
+
+let engine;
+before(async () => {
+  engine = await createEngine();
+});
+
+describe('PyTorch parity', () => {
+  const fixtures = loadFixtures();
+
+  test('there are fixtures for every feature', () => {
+    const names = fixtures.map((f) => f.name);
+    for (const name of ['classic', 'causal', 'padding', 'cross', 'no_bias', 'gqa', 'mqa']) assert.ok(names.includes(name), name);
+  });
+
+  for (const fixture of fixtures) {
+    test(`${fixture.name}: q, scores, weights and output within 1e-5`, () => {
+      const run = engine.run(fixture.config);
+      for (const id of ['q', 'scores', 'weights', 'output']) {
+        const step = run.step(id);
+        assert.deepEqual(step.shape, fixture.expected[id].shape, `${id} shape`);
+        assertClose(assert, step.data, fixture.expected[id].data, 1e-5, `${fixture.name} ${id}`);
+      }
+      assert.deepEqual(run.warnings, []);
+    });
+  }
+
+  test('Float32Array tensors and plain arrays give the same run', () => {
+    const { config } = fixtures.find((f) => f.name === 'cross');
+    const typed = {
+      ...config,
+      x: Float32Array.from(config.x),
+      kv: Float32Array.from(config.kv),
+      weights: Object.fromEntries(Object.entries(config.weights).map(([k, v]) => [k, Float32Array.from(v)])),
+    };
+    assert.deepEqual(engine.run(typed).output, engine.run(config).output);
+  });
+
+  test('fromTorch converts nn.MultiheadAttention parameters to the walkthrough layout', () => {
+    // Rebuild PyTorch's parameters from a fixture (in_proj_weight rows are Wqᵀ, Wkᵀ, Wvᵀ), convert
+    // them back, and run: the output must still be PyTorch's.
+    const fixture = fixtures.find((f) => f.name === 'causal');
+    const { C } = fixture.config;
+    const w = fixture.config.weights;
+    const transpose = (m) => Array.from({ length: C * C }, (_, i) => m[(i % C) * C + Math.floor(i / C)]);
+    const torch = {
+      in_proj_weight: [...transpose(w.Wq), ...transpose(w.Wk), ...transpose(w.Wv)],
+      in_proj_bias: [...w.bq, ...w.bk, ...w.bv],
+      'out_proj.weight': transpose(w.Wo),
+      'out_proj.bias': w.bo,
+    };
+    const weights = engine.fromTorch(torch);
+    assert.ok(weights.Wq instanceof Float32Array);
+    const run = engine.run({ ...fixture.config, weights });
+    assertClose(assert, run.output, fixture.expected.output.data, 1e-5, 'output with converted weights');
+    assert.throws(() => engine.fromTorch({ ...torch, in_proj_weight: torch.in_proj_weight.slice(1) }),
+      { name: 'MhaError', field: 'in_proj_weight', message: `in_proj_weight has ${3 * C * C - 1} values but needs 3C·C = ${3 * C * C} for embed_dim C.` });
+  });
+});
+
+describe('the step contract', () => {
+  test('every step is a plain object with owned Float32Array data', () => {
+    const run = engine.run({ B: 2, T: 3, Tk: 5, C: 12, H: 3, mask: 'causal', keyLengths: [5, 2] });
+    for (const step of run.steps) {
+      assert.deepEqual(Object.keys(step).sort(), ['axes', 'bytes', 'changesValues', 'contiguous', 'data', 'flops', 'formula', 'id', 'numel', 'op', 'shape', 'shapeFormula', 'strides', 'title']);
+      assert.ok(step.data instanceof Float32Array, step.id);
+      // Owned: the array is its buffer, not a window into the wasm heap.
+      assert.equal(step.data.buffer.byteLength, step.data.byteLength, step.id);
+      assert.equal(step.data.length, step.numel);
+      assert.equal(step.shape.reduce((a, b) => a * b, 1), step.numel);
+      assert.equal(step.axes.length, step.shape.length);
+      assert.equal(step.strides.length, step.shape.length);
+    }
+    assert.equal(Object.getPrototypeOf(run.summary), Object.prototype);
+  });
+
+  test('ids and shapes of the seed example, in walkthrough order', () => {
+    const run = engine.run({ B: 2, T: 4, C: 8, H: 2 });
+    assert.deepEqual(run.steps.map((s) => `${s.id}:${s.shape}`), [
+      'x:2,4,8', 'q:2,4,8', 'k:2,4,8', 'v:2,4,8', 'q_split:2,4,2,4', 'k_split:2,4,2,4', 'v_split:2,4,2,4',
+      'q_heads:2,2,4,4', 'k_heads:2,2,4,4', 'v_heads:2,2,4,4', 'k_t:2,2,4,4', 'scores:2,2,4,4', 'scaled:2,2,4,4',
+      'masked:2,2,4,4', 'weights:2,2,4,4', 'context:2,2,4,4', 'context_t:2,4,2,4', 'concat:2,4,8', 'output:2,4,8',
+    ]);
+    assert.equal(run.summary.parameterCount, 4 * 8 * 8 + 4 * 8);
+    assert.equal(run.summary.D, 4);
+    assert.deepEqual(run.output, run.step('output').data);
+  });
+
+  test('a transpose reports permuted strides; merging heads is contiguous', () => {
+    const run = engine.run({ B: 2, T: 3, C: 12, H: 3 });
+    assert.deepEqual(run.step('q_heads').strides, [36, 4, 12, 1]);
+    assert.equal(run.step('q_heads').contiguous, false);
+    assert.equal(run.step('q_heads').changesValues, false);
+    assert.deepEqual(run.step('concat').strides, [36, 12, 1]);
+    assert.equal(run.step('concat').contiguous, true);
+  });
+
+  test('softmax rows sum to 1 and masked keys get weight 0', () => {
+    const run = engine.run({ B: 2, T: 4, Tk: 6, C: 8, H: 2, mask: 'causal', keyLengths: [6, 3] });
+    const { data, shape } = run.step('weights');
+    const [B, H, T, Tk] = shape;
+    for (let b = 0; b < B; b++) for (let h = 0; h < H; h++) for (let i = 0; i < T; i++) {
+      let sum = 0;
+      for (let j = 0; j < Tk; j++) {
+        const w = data[((b * H + h) * T + i) * Tk + j];
+        if (j > i || j >= [6, 3][b]) assert.equal(w, 0, `b=${b} h=${h} i=${i} j=${j}`);
+        sum += w;
+      }
+      assert.ok(Math.abs(sum - 1) < 1e-6, `row b=${b} h=${h} i=${i} sums to ${sum}`);
+    }
+  });
+
+  test('a fully masked query row gets zeros and a warning', () => {
+    const run = engine.run({ B: 2, T: 2, C: 8, H: 2, keyLengths: [2, 0] });
+    assert.equal(run.warnings.length, 2);
+    assert.match(run.warnings[0], /Batch row 1, query 0: every key is masked.*PyTorch returns NaN/);
+    assert.ok(run.output.every(Number.isFinite));
+  });
+
+  test('snapshots: false returns the output and no steps', () => {
+    const config = { B: 2, T: 4, C: 8, H: 2, seed: 9 };
+    const lean = engine.run({ ...config, snapshots: false });
+    assert.deepEqual(lean.steps, []);
+    assert.deepEqual(lean.output, engine.run(config).output);
+    assert.throws(() => lean.step('weights'), { code: 'unknown_step', message: /computed without snapshots/ });
+  });
+});
+
+describe('errors', () => {
+  const base = { B: 2, T: 4, C: 8, H: 2 };
+  const cases = [
+    [{ ...base, C: 10, H: 4 }, 'H', 'C=10 is not divisible by H=4: every head needs D = C/H features. Choose H from the divisors of C=10: 1, 2, 5, 10.'],
+    [{ ...base, C: 24, H: 6, Hkv: 4 }, 'Hkv', /^H=6 is not divisible by Hkv=4/],
+    [{ ...base, B: 0 }, 'B', /^B=0 is not allowed: B is the batch size/],
+    [{ ...base, T: -2 }, 'T', /^T=-2 is not allowed/],
+    [{ ...base, C: 2.5 }, 'C', /^C=2.5 is not a whole number/],
+    [{ ...base, H: NaN }, 'H', 'H must be a whole number ≥ 1, not NaN.'],
+    [{ ...base, B: '2' }, 'B', 'B must be a whole number ≥ 1, not the string "2".'],
+    [{ B: 2, T: 4, C: 8 }, 'H', /^H is missing/],
+    [{ ...base, keyLengths: [4] }, 'keyLengths', 'keyLengths has 1 entries but B=2: give one valid key length per batch row.'],
+    [{ ...base, keyLengths: [4, 9] }, 'keyLengths', /^keyLengths\[1\]=9 is outside \[0, Tk=4\]/],
+    [{ ...base, x: new Float32Array(10) }, 'x', 'x has 10 values but needs B·T·C = 2·4·8 = 64.'],
+    [{ ...base, x: [...new Array(63).fill(0), NaN] }, 'x', 'x[63] is NaN: explicit tensors must hold finite numbers.'],
+    [{ ...base, x: 'abc' }, 'x', /^x must be an array of numbers/],
+    [{ ...base, weights: { Wq: new Float32Array(64) } }, 'weights.Wk', /^weights.Wk is missing/],
+    [{ ...base, mask: 'future' }, 'mask', /^mask must be "none" or "causal"/],
+    [{ ...base, heads: 2 }, 'heads', /^Unknown config key "heads"/],
+    [{ B: 1, T: 4096, C: 768, H: 12 }, 'memoryCap', /^This config needs 3\.\d\d GiB for its snapshots, above the memory cap of 256\.0 MiB/],
+  ];
+  for (const [config, field, message] of cases) {
+    test(`${JSON.stringify(config, (k, v) => (ArrayBuffer.isView(v) || Array.isArray(v) && v.length > 8 ? `[${v.length} values]` : Number.isNaN(v) ? 'NaN' : v))} → ${field}`, () => {
+      assert.throws(() => engine.run(config), (error) => {
+        assert.ok(error instanceof MhaError);
+        assert.ok(error instanceof Error);
+        assert.equal(error.field, field);
+        if (typeof message === 'string') assert.equal(error.message, message);
+        else assert.match(error.message, message);
+        return true;
+      });
+    });
+  }
+
+  test('a non-object config is refused in JS with the same kind of message', () => {
+    for (const bad of [null, 42, 'B=2', [2, 4, 8, 2]]) {
+      assert.throws(() => engine.run(bad), { name: 'MhaError', code: 'bad_type', field: 'config' });
+    }
+  });
+
+  test('the engine keeps working after errors', () => {
+    const before = engine.run({ B: 1, T: 3, C: 6, H: 3, seed: 5 }).output;
+    for (const [config] of cases) assert.throws(() => engine.run(config));
+    assert.deepEqual(engine.run({ B: 1, T: 3, C: 6, H: 3, seed: 5 }).output, before);
+  });
+});
+
+test('1,000 runs in a row leave the wasm memory size unchanged after the first few', () => {
+  const configs = [
+    { B: 2, T: 4, C: 8, H: 2 },
+    { B: 2, T: 6, Tk: 9, C: 24, H: 6, Hkv: 2, mask: 'causal', keyLengths: [9, 4] },
+    { B: 2, T: 4, C: 10, H: 4 },  // an error
+  ];
+  for (let i = 0; i < 10; i++) for (const config of configs) try { engine.run(config); } catch { /* expected */ }
+  const settled = engine.memoryBytes;
+  for (let i = 0; i < 1000; i++) {
+    try { engine.run({ ...configs[i % 3], seed: i }); } catch (error) { assert.ok(error instanceof MhaError); }
+  }
+  assert.equal(engine.memoryBytes, settled);
+});
