@@ -16,6 +16,8 @@ declare -A probe=(
   [xtl-dev]=/usr/include/xtl/xtl_config.hpp
   [doctest-dev]=/usr/include/doctest/doctest.h
   [chromium]=/usr/bin/chromium
+  # A CJK font, so that the browser tests' screenshots of the Chinese page show characters.
+  [fonts-wqy-microhei]=/usr/share/fonts/truetype/wqy/wqy-microhei.ttc
   [cmake]=/usr/bin/cmake
   [g++]=/usr/bin/g++
   [make]=/usr/bin/make
