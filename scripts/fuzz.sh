@@ -21,7 +21,20 @@ clang++ -std=c++17 -O1 -g -ffp-contract=off -fno-omit-frame-pointer \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
   -Icpp/include "${sources[@]}" -o "$out/fuzz_config"
 
-# One job (the machine has 2 cores, shared). -timeout catches hangs; -rss_limit_mb huge allocations.
+# One job (the machine has 2 cores, shared): -fork=1 runs the fuzzing in one child process and,
+# with -ignore_crashes, keeps going after a finding so that one run reports them all.
+# -timeout catches hangs; -rss_limit_mb huge allocations.
 cd "$out"
-exec ./fuzz_config -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
-  -print_final_stats=1 -artifact_prefix=./ corpus ../../tests/fuzz/corpus
+rm -f crash-* timeout-* oom-* leak-*
+set +e
+./fuzz_config -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+  -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+  -artifact_prefix=./ corpus ../../tests/fuzz/corpus 2>&1 | tee fuzz.log
+set -e
+findings=$(ls crash-* timeout-* oom-* leak-* 2>/dev/null || true)
+echo "fuzz: $(grep -o 'exec/s: [0-9]*' fuzz.log | tail -1); last stats: $(grep -E '^#[0-9]+: ' fuzz.log | tail -1)"
+if [ -n "$findings" ]; then
+  echo "fuzz: findings in $out: $findings (replay one: $out/fuzz_config $out/<file>)"
+  exit 1
+fi
+echo "fuzz: no findings"

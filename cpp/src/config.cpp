@@ -1,6 +1,9 @@
 #include "mha/config.hpp"
 
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -73,6 +76,76 @@ void check_weights(const Weights& w, const Dims& d, bool bias) {
                                (bias ? ", and bq, bk, bv and bo because bias is true." : "."));
         check_tensor(field, *e.values, e.expected, e.formula);
     }
+}
+
+// The largest |value| of a tensor and where it is.
+struct Peak {
+    double value = 0;
+    std::size_t index = 0;
+};
+
+Peak peak_of(const std::vector<float>& values) {
+    Peak p;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (std::fabs(values[i]) > p.value) p = {std::fabs(values[i]), i};
+    return p;
+}
+
+std::string sci(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1e", value);
+    return text;
+}
+
+// Finite inputs can still overflow float32 (largest 3.4e38) on the way: x = 1e30 times a weight of
+// 1e30 is Infinity, and Infinity − Infinity in the softmax is NaN. Rather than return such numbers,
+// refuse values whose worst case could overflow. The bounds add up |terms| (every sum in the pass
+// is at most that), with seeded tensors at their own bounds (±1 for x and kv, ±1/√C for weights).
+// |values| ≤ 1e4 everywhere always passes for sizes up to 1e6.
+void check_magnitudes(const Config& c, const Dims& d) {
+    const bool any_explicit = c.x || c.kv || c.weights;
+    if (!any_explicit) return;
+    struct Given { std::string field; Peak peak; };
+    std::vector<Given> given;
+    auto bound = [&](const char* field, const std::vector<float>* values, double seeded) {
+        if (!values) return seeded;
+        given.push_back({field, peak_of(*values)});
+        return given.back().peak.value;
+    };
+    const double seeded_w = 1.0 / std::sqrt(static_cast<double>(d.C));
+    const Weights* w = c.weights ? &*c.weights : nullptr;
+    const double X = bound("x", c.x ? &*c.x : nullptr, 1.0);
+    const double S = d.cross ? bound("kv", c.kv ? &*c.kv : nullptr, 1.0) : X;
+    const double Wq = bound("weights.Wq", w ? &w->Wq : nullptr, seeded_w);
+    const double Wk = bound("weights.Wk", w ? &w->Wk : nullptr, seeded_w);
+    const double Wv = bound("weights.Wv", w ? &w->Wv : nullptr, seeded_w);
+    const double Wo = bound("weights.Wo", w ? &w->Wo : nullptr, seeded_w);
+    const double bq = c.bias ? bound("weights.bq", w ? &w->bq : nullptr, seeded_w) : 0;
+    const double bk = c.bias ? bound("weights.bk", w ? &w->bk : nullptr, seeded_w) : 0;
+    const double bv = c.bias ? bound("weights.bv", w ? &w->bv : nullptr, seeded_w) : 0;
+    const double bo = c.bias ? bound("weights.bo", w ? &w->bo : nullptr, seeded_w) : 0;
+
+    const double C = static_cast<double>(d.C), D = static_cast<double>(d.D);
+    const double q = C * X * Wq + bq, k = C * S * Wk + bk, v = C * S * Wv + bv;
+    const double scores = D * q * k, output = C * v * Wo + bo;
+    // A quarter of float32's largest number: room for rounding in long sums, and for the
+    // softmax's s − max(s), which can double a magnitude.
+    constexpr double limit = FLT_MAX / 4;
+    const char* where = std::max({q, k, v}) > limit ? "the projections Q, K, V"
+                        : scores > limit            ? "the attention scores Q·Kᵀ"
+                        : output > limit            ? "the output"
+                                                    : nullptr;
+    if (!where) return;
+    const Given* largest = &given.front();
+    for (const auto& g : given)
+        if (g.peak.value > largest->peak.value) largest = &g;
+    const double worst = std::max({q, k, v, scores, output});
+    throw MhaError(ErrorCode::bad_value, largest->field,
+                   largest->field + "[" + std::to_string(largest->peak.index) + "] is " + sci(largest->peak.value) +
+                       " in size: with these values " + where + " could reach " + sci(worst) +
+                       ", beyond the 8.5e+37 that float32 holds safely (a quarter of its largest number, 3.4e+38), and the "
+                       "result would be Infinity or NaN. "
+                       "Scale the explicit tensors down (values within ±1e4 are always safe).");
 }
 
 }  // namespace
@@ -157,6 +230,14 @@ Dims validate(const Config& c) {
     // The size check comes before the tensors: a huge config must not be walked value by value.
     const double needed = static_cast<double>(snapshot_bytes(d));
     const double cap = static_cast<double>(c.memory_cap);
+    // Whatever the cap and the snapshots, no tensor may need more bytes than size_t can count: in
+    // WebAssembly size_t has 32 bits, and B·T·C = 65536·65536·1 would wrap around to 0 and the
+    // forward pass would write past its buffers. `needed` sums every tensor of the pass.
+    if (needed > static_cast<double>(SIZE_MAX))
+        throw MhaError(ErrorCode::memory_cap, "memoryCap",
+                       "This config needs " + format_bytes(needed) + " for its tensors, more than this build of the "
+                           "engine can address (" + format_bytes(static_cast<double>(SIZE_MAX)) +
+                           "). Lower B, T, Tk or H.");
     if (c.snapshots && needed > cap)
         throw MhaError(ErrorCode::memory_cap, "memoryCap",
                        "This config needs " + format_bytes(needed) + " for its snapshots, above the memory cap of " +
@@ -168,6 +249,7 @@ Dims validate(const Config& c) {
     if (c.x) check_tensor("x", *c.x, d.B * d.T * d.C, "B·T·C = " + BT);
     if (c.kv) check_tensor("kv", *c.kv, d.B * d.Tk * d.C, "B·Tk·C = " + str(c.B) + "·" + std::to_string(d.Tk) + "·" + str(c.C));
     if (c.weights) check_weights(*c.weights, d, c.bias);
+    check_magnitudes(c, d);
     return d;
 }
 

@@ -1,5 +1,6 @@
 #include "mha/config_json.hpp"
 
+#include <cfloat>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -61,7 +62,12 @@ std::vector<float> float_array(const std::string& field, const json& value) {
         const json& element = value[i];
         const std::string where = field + "[" + std::to_string(i) + "]";
         if (element.is_number()) {
-            values.push_back(static_cast<float>(element.get<double>()));
+            const double number = element.get<double>();
+            // Past float32's range the cast would give Infinity, and the message "is Infinity".
+            if (std::fabs(number) > FLT_MAX)
+                throw MhaError(ErrorCode::non_finite, field,
+                               where + "=" + element.dump() + " is beyond float32's range (±3.4e+38): tensors are float32.");
+            values.push_back(static_cast<float>(number));
         } else if (element.is_object() && element.contains("$number")) {
             throw MhaError(ErrorCode::non_finite, field,
                            where + " is " + describe(element) + ": explicit tensors must hold finite numbers.");
@@ -108,6 +114,8 @@ Config config_from_json(const std::string& text) {
         root = json::parse(text);
     } catch (const json::parse_error& e) {
         throw MhaError(ErrorCode::bad_json, "config", std::string("The config is not valid JSON: ") + e.what());
+    } catch (const json::exception& e) {  // out_of_range 406: a number beyond a double, such as 1e400
+        throw MhaError(ErrorCode::bad_json, "config", std::string("The config holds a number it cannot read: ") + e.what());
     }
     if (!root.is_object())
         throw MhaError(ErrorCode::bad_json, "config",
@@ -121,8 +129,9 @@ Config config_from_json(const std::string& text) {
             const std::string hint = closest_key(item.key());
             std::string list;
             for (const char* key : known_keys) list += (list.empty() ? "" : ", ") + std::string(key);
-            throw MhaError(ErrorCode::unknown_key, item.key(),
-                           "Unknown config key \"" + item.key() + "\"" +
+            // An empty key cannot name the field at fault; the config as a whole can.
+            throw MhaError(ErrorCode::unknown_key, item.key().empty() ? "config" : item.key(),
+                           "Unknown config key \"" + item.key() + "\"" + (item.key().empty() ? " (an empty name)" : "") +
                                (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") + ". Known keys: " + list + ".");
         }
     }

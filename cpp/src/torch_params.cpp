@@ -1,5 +1,6 @@
 #include "mha/torch_params.hpp"
 
+#include <cstdint>
 #include <string>
 
 #include "mha/error.hpp"
@@ -7,7 +8,10 @@
 namespace mha {
 namespace {
 
-void expect_length(const char* name, const std::vector<float>& values, std::size_t expected,
+// Sizes above this are refused, as in validate(); it also keeps 3·C·C far from wrapping around.
+constexpr std::uint64_t max_C = 1'000'000;
+
+void expect_length(const char* name, const std::vector<float>& values, std::uint64_t expected,
                    const std::string& formula) {
     if (values.size() != expected)
         throw MhaError(ErrorCode::bad_tensor_length, name,
@@ -32,8 +36,14 @@ Weights weights_from_torch(std::size_t C, const std::vector<float>& in_proj_weig
                            const std::vector<float>& out_proj_weight,
                            const std::vector<float>& out_proj_bias) {
     if (C < 1) throw MhaError(ErrorCode::bad_size, "C", "C must be at least 1 (the embed_dim of the module).");
-    expect_length("in_proj_weight", in_proj_weight, 3 * C * C, "3C·C");
-    expect_length("out_proj_weight", out_proj_weight, C * C, "C·C");
+    // Without this bound 3·C·C wraps around (at C = 65536 where size_t has 32 bits, as in
+    // WebAssembly), empty tensors pass the length checks and the transposes write out of bounds.
+    if (C > max_C)
+        throw MhaError(ErrorCode::bad_size, "C",
+                       "C=" + std::to_string(C) + " is too large: sizes go up to " + std::to_string(max_C) + ".");
+    const std::uint64_t C64 = C;
+    expect_length("in_proj_weight", in_proj_weight, 3 * C64 * C64, "3C·C");
+    expect_length("out_proj_weight", out_proj_weight, C64 * C64, "C·C");
     if (in_proj_bias.empty() != out_proj_bias.empty())
         throw MhaError(ErrorCode::missing, in_proj_bias.empty() ? "in_proj_bias" : "out_proj_bias",
                        "Give both in_proj_bias and out_proj_bias (a module with bias=True), or neither "
