@@ -11,6 +11,7 @@
 #include "mha/config_json.hpp"
 #include "mha/error.hpp"
 #include "mha/forward.hpp"
+#include "mha/matmul.hpp"
 #include "mha/torch_params.hpp"
 
 using emscripten::val;
@@ -156,9 +157,22 @@ val from_torch(double C, const val& in_proj_weight, const val& in_proj_bias, con
     });
 }
 
+// c = a · b for row-major a [M, K] and b [K, N]: the engine's GEMM, exposed for the benchmark.
+// engine.js checks the lengths before calling.
+val matmul(const val& a, const val& b, double M, double K, double N) {
+    return guarded([&] {
+        const std::vector<float> a_values = floats_of(a), b_values = floats_of(b);
+        std::vector<float> c(static_cast<std::size_t>(M) * static_cast<std::size_t>(N));
+        mha::batched_matmul(a_values.data(), b_values.data(), c.data(), 1, static_cast<std::size_t>(M),
+                            static_cast<std::size_t>(K), static_cast<std::size_t>(N));
+        return ok("c", owned_floats(c));
+    });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(mha_lens) {
     emscripten::function("run", &run);
     emscripten::function("fromTorch", &from_torch);
+    emscripten::function("matmul", &matmul);
 }

@@ -54,6 +54,8 @@ function problem({ B, T, C, H, mask = 'none' }) {
 // Forward FLOPs: four projections, Q·Kᵀ and A·V (the multiply-adds; softmax and biases are noise).
 const forwardFlops = ({ B, T, C }) => 2 * B * T * C * C * 4 + 2 * 2 * B * T * T * C;
 
+const packageVersion = (name) => JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+
 // --- Implementations -------------------------------------------------------------------------------
 async function loadOurs() {
   const engine = await createEngine();
@@ -86,7 +88,7 @@ async function loadOrt() {
   };
   const f32 = (data, dims) => new ort.Tensor('float32', data, dims);
   return {
-    version: require('onnxruntime-web/package.json').version,
+    version: packageVersion('onnxruntime-web'),
     async prepare(p) {
       const s = await session(`mha_H${p.H}_D${p.D}${p.mask === 'causal' ? '_causal' : ''}.onnx`);
       return async () => {
@@ -113,7 +115,7 @@ async function loadTfjs() {
   await tf.ready();
   if (!tf.env().get('WASM_HAS_SIMD_SUPPORT')) throw new Error('TF.js wasm backend without SIMD');
   return {
-    version: require('@tensorflow/tfjs/package.json').version,
+    version: packageVersion('@tensorflow/tfjs-backend-wasm'),
     prepare(p) {
       const { B, T, C, H, D } = p;
       return () => {
@@ -268,7 +270,7 @@ async function main() {
   }
 
   const big = { B: 1, T: 4096, C: 768, H: 12 };
-  {
+  try {
     const engine = await createEngine();
     const t0 = performance.now();
     const run = engine.run({ ...big, snapshots: 'lazy' });
@@ -277,6 +279,8 @@ async function main() {
     const memory = engine.memoryBytes;
     results.large = { config: big, ms, peakBytes: memory, sliceShape: weights.shape };
     console.log(`B=1 T=4096 C=768 H=12, lazy snapshots + one head's weights: ${fmtMs(ms)}, peak wasm memory ${mib(memory)}\n`);
+  } catch (error) {
+    console.log(`B=1 T=4096 C=768 H=12 failed: ${error.message}\n`);
   }
 
   results.payload = payload();

@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <cstring>
+#include <string>
+
 #include "mha/matmul.hpp"
 #include "reference.hpp"
 
@@ -39,4 +42,41 @@ TEST_CASE("batched_matmul matches a plain triple loop on awkward sizes") {
                                   << " max |diff|=" << diff.max_abs << " first bad index=" << diff.first_bad);
                     CHECK(diff.first_bad == -1);
                 }
+}
+
+TEST_CASE("the SIMD gemm is bit-identical to the plain reference loop on awkward sizes and strides") {
+    // Sizes straddle the 4×8 register tile, the 64-row and 256-deep cache blocks, and 1.
+    const std::size_t sizes[] = {1, 3, 4, 8, 17, 129, 257, 300};
+    std::uint32_t seed = 1000;
+    for (std::size_t M : sizes)
+        for (std::size_t K : sizes)
+            for (std::size_t N : sizes) {
+                if (M * K * N > 3'000'000) continue;
+                for (int layout = 0; layout < 3; ++layout) {
+                    // 0: plain row-major; 1: b read transposed (as Kᵀ is) and c inside a wider buffer;
+                    // 2: a read transposed, every row of a and c padded (as a head slice of q is).
+                    const bool with_bias = layout != 1;
+                    const std::size_t pad = layout == 2 ? 5 : 0;
+                    const auto a = ref::noise((M + pad) * (K + pad), seed++);
+                    const auto b = ref::noise((K + pad) * (N + pad), seed++);
+                    const auto bias = ref::noise(N, seed++);
+                    mha::MatrixView av{a.data(), static_cast<std::ptrdiff_t>(K + pad), 1};
+                    mha::MatrixView bv{b.data(), static_cast<std::ptrdiff_t>(N + pad), 1};
+                    if (layout == 1) bv = {b.data(), 1, static_cast<std::ptrdiff_t>(K)};
+                    if (layout == 2) av = {a.data(), 1, static_cast<std::ptrdiff_t>(M + pad)};
+                    const std::ptrdiff_t ldc = static_cast<std::ptrdiff_t>(N + (layout ? 3 : 0));
+                    std::vector<float> fast(M * ldc, 7.0f), slow(M * ldc, 7.0f);
+                    const float* bias_ptr = with_bias ? bias.data() : nullptr;
+                    mha::gemm(M, K, N, av, bv, fast.data(), ldc, bias_ptr);
+                    mha::gemm_reference(M, K, N, av, bv, slow.data(), ldc, bias_ptr);
+                    long first_bad = -1;
+                    for (std::size_t i = 0; i < fast.size() && first_bad < 0; ++i)
+                        if (std::memcmp(&fast[i], &slow[i], sizeof(float)) != 0) first_bad = static_cast<long>(i);
+                    INFO("M=" << M << " K=" << K << " N=" << N << " layout=" << layout << " first differing index="
+                              << first_bad << (first_bad >= 0 ? " fast=" + std::to_string(fast[first_bad]) +
+                                                                    " reference=" + std::to_string(slow[first_bad])
+                                                              : std::string()));
+                    CHECK(first_bad == -1);  // includes the padding columns of c, which both leave alone
+                }
+            }
 }

@@ -132,8 +132,16 @@ export interface Engine {
   run(config: Config): Run;
   /** PyTorch nn.MultiheadAttention parameters → this layout. */
   fromTorch(params: TorchParams): Weights;
+  /**
+   * c = a · b for row-major a [M, K] and b [K, N], with the engine's own matrix product (the one
+   * `npm run bench` compares with the peers). Returns an owned c [M, N].
+   * @throws MhaError (code "bad_size" or "bad_tensor_length")
+   */
+  matmul(a: Float32Array | number[], b: Float32Array | number[], sizes: { M: number; K: number; N: number }): Float32Array;
   /** Bytes of wasm linear memory (grows to the largest run, never shrinks). */
   readonly memoryBytes: number;
+  /** Embind value handles alive in the module: the same after every run unless something leaks. */
+  readonly liveHandles: number;
 }
 
 export interface EngineOptions {

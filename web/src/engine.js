@@ -135,12 +135,47 @@ class Engine {
     };
     const outWeight = tensor('out_proj_weight');
     const C = params.C ?? Math.round(Math.sqrt(outWeight.length));
+    // The bindings convert C to size_t, which is undefined for a fraction, NaN or a value out of
+    // range (in wasm 1e20 and 2³² + 2 became 0, and 2.5 became 2): refuse those here, by name.
+    if (!Number.isInteger(C) || C < 1 || C > 1e6) {
+      throw new MhaError({ code: 'bad_size', field: 'C', message: `C=${String(C)} is not allowed: C (embed_dim) must be a whole number from 1 to 1000000.` });
+    }
     return unwrap(this.#module.fromTorch(C, tensor('in_proj_weight'), tensor('in_proj_bias', true), outWeight, tensor('out_proj_bias', true))).weights;
+  }
+
+  /**
+   * c = a · b for row-major a [M, K] and b [K, N]: the engine's matrix product on its own
+   * (what `npm run bench` compares with the peers' GEMM). Returns c [M, N].
+   */
+  matmul(a, b, { M, K, N }) {
+    const sizes = { M, K, N };
+    for (const [name, value] of Object.entries(sizes)) {
+      if (!Number.isInteger(value) || value < 1) {
+        throw new MhaError({ code: 'bad_size', field: name, message: `${name} must be a whole number ≥ 1 (got ${value}).` });
+      }
+    }
+    const check = (name, value, rows, cols) => {
+      const floats = asFloat32(value);
+      if (!floats || floats.length !== rows * cols) {
+        throw new MhaError({ code: 'bad_tensor_length', field: name, message: `${name} must hold ${rows}·${cols} = ${rows * cols} numbers (got ${floats ? floats.length : typeof value}).` });
+      }
+      return floats;
+    };
+    return unwrap(this.#module.matmul(check('a', a, M, K), check('b', b, K, N), M, K, N)).c;
   }
 
   /** Bytes of wasm linear memory: it grows to the largest run so far and never shrinks. */
   get memoryBytes() {
     return this.#module.HEAP8.buffer.byteLength;
+  }
+
+  /**
+   * Embind value handles alive in the module (Emscripten's count_emval_handles). A run builds its
+   * result from handles that are all released before it returns, so this stays the same from one
+   * run to the next; tests/js/leaks.test.js fails if it grows.
+   */
+  get liveHandles() {
+    return this.#module.count_emval_handles();
   }
 }
 
