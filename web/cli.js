@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { createEngine, MhaError } from './src/engine.js';
 import { formatBytes, formatCount, layoutTensor, shapeChain, shapeText } from './src/format.js';
 import { translator } from './src/i18n.js';
+import { localizeMessage } from './src/messages.js';
 
 const USAGE = `Usage: mha-lens walk --B <n> --T <n> --C <n> --H <n> [options]
 
@@ -52,7 +53,7 @@ function configFrom(values) {
 const displayWidth = (text) => [...text].reduce((w, ch) => w + (/[\u1100-\uFFDC]/.test(ch) && !/[→·√ᵀ∞−]/.test(ch) ? 2 : 1), 0);
 const pad = (text, width) => text + ' '.repeat(Math.max(0, width - displayWidth(text)));
 
-function printWalk(run, t) {
+function printWalk(run, t, lang) {
   const s = run.summary;
   const mask = [s.mask === 'causal' ? t('cli.causal') : null, s.keyLengths ? `${t('cli.padding')} [${s.keyLengths}]` : null]
     .filter(Boolean).join(' + ') || t('cli.noMask');
@@ -71,7 +72,7 @@ function printWalk(run, t) {
   console.log('');
   console.log(`${t('cli.chain')}: ${shapeChain(run.steps)}`);
   console.log(`${t('cli.parameters')}: ${formatCount(s.parameterCount)} · ${t('cli.kvCache')}: ${formatCount(s.kvCacheBytesPerToken)} ${t('cli.bytesPerToken')} · ${t('cli.flops')}: ${formatCount(s.flops)}`);
-  for (const warning of run.warnings) console.log(`${t('cli.warning')}: ${warning}`);
+  for (const warning of run.warnings) console.log(`${t('cli.warning')}: ${localizeMessage(warning, lang)}`);
 }
 
 function printStep(step, t) {
@@ -110,7 +111,7 @@ async function main() {
     run = engine.run(configFrom(values));
   } catch (error) {
     if (!(error instanceof MhaError)) throw error;
-    process.stderr.write(`${t('cli.error')}: ${error.message}\n`);
+    process.stderr.write(`${t('cli.error')}: ${localizeMessage(error.message, lang)}\n`);
     process.exit(2);
   }
   if (values.json) {
@@ -120,11 +121,11 @@ async function main() {
       printStep(run.step(values.step), t);
     } catch (error) {
       if (!(error instanceof MhaError)) throw error;
-      process.stderr.write(`${t('cli.error')}: ${error.message}\n`);
+      process.stderr.write(`${t('cli.error')}: ${localizeMessage(error.message, lang)}\n`);
       process.exit(2);
     }
   } else {
-    printWalk(run, t);
+    printWalk(run, t, lang);
   }
 }
 
