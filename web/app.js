@@ -1,33 +1,62 @@
-// The plain walkthrough table: the engine runs client-side and every row is read from its snapshots.
-import { createEngine } from './src/engine.js';
-import { shapeChain, shapeText } from './src/format.js';
+// The docs page: one <mha-playground> (the same element tutorial pages embed), plus what only the
+// page does: pick the language (URL, then the remembered choice, then the browser's), keep the URL
+// in step with the view so a link opens the same view, and let the arrow keys step the walkthrough
+// when nothing in particular has focus.
+import './src/elements/index.js';
+import { translator } from './src/i18n.js';
+import { decodeState, encodeState } from './src/page-state.js';
 
-const engine = await createEngine();
-const form = document.getElementById('config');
-const body = document.querySelector('#steps tbody');
-const errorLine = document.getElementById('error');
+const STORAGE_KEY = 'mha-lens.lang';
+const playground = document.getElementById('playground');
 
-function render() {
-  const config = Object.fromEntries([...new FormData(form)].map(([key, value]) => [key, Number(value)]));
-  let run;
+function rememberedLanguage() {
   try {
-    run = engine.run(config);
-  } catch (error) {
-    errorLine.textContent = error.message;  // the last valid table stays on screen
-    return;
+    return localStorage.getItem(STORAGE_KEY);
+  } catch {
+    return null; // storage can be disabled; the browser's language still applies
   }
-  errorLine.textContent = '';
-  document.getElementById('chain').textContent = shapeChain(run.steps);
-  body.replaceChildren(...run.steps.map((step, i) => {
-    const row = document.createElement('tr');
-    for (const text of [i + 1, `${step.id} · ${step.title}`, step.shapeFormula, shapeText(step.shape), step.axes.join(', '), step.changesValues ? 'yes' : 'no', step.numel]) {
-      const cell = document.createElement('td');
-      cell.textContent = String(text);
-      row.append(cell);
-    }
-    return row;
-  }));
 }
 
-form.addEventListener('input', render);
-render();
+const initial = decodeState(location.search);
+let lang = initial.lang ?? rememberedLanguage() ?? ((navigator.languages?.[0] ?? navigator.language ?? 'en').toLowerCase().startsWith('zh') ? 'zh' : 'en');
+
+function applyLanguage() {
+  const t = translator(lang);
+  document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+  document.title = t('page.title');
+  for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
+  for (const button of document.querySelectorAll('[data-lang]')) button.setAttribute('aria-pressed', String(button.dataset.lang === lang));
+  playground.setAttribute('lang', lang);
+}
+
+function writeUrl(state) {
+  const query = encodeState(state, lang).toString();
+  history.replaceState(null, '', `${location.pathname}${query ? `?${query}` : ''}${location.hash}`);
+}
+
+applyLanguage();
+playground.state = initial.state;
+playground.addEventListener('mha-state', (event) => writeUrl(event.detail.state));
+
+for (const button of document.querySelectorAll('[data-lang]')) {
+  button.addEventListener('click', () => {
+    lang = button.dataset.lang;
+    try {
+      localStorage.setItem(STORAGE_KEY, lang);
+    } catch {
+      // not remembered, but the switch still works for this visit
+    }
+    applyLanguage();
+    writeUrl(playground.state);
+  });
+}
+
+document.addEventListener('keydown', (event) => {
+  if (event.target !== document.body || event.altKey || event.ctrlKey || event.metaKey) return;
+  const walkthrough = playground.shadowRoot?.querySelector('mha-walkthrough');
+  if (!walkthrough) return;
+  if (event.key === 'ArrowRight') walkthrough.next();
+  else if (event.key === 'ArrowLeft') walkthrough.prev();
+  else return;
+  event.preventDefault();
+});

@@ -67,3 +67,9 @@ export function layoutTensor(step, digits = 4) {
   }
   return lines;
 }
+
+/** The steps of the query path (the same ones shapeChain prints), for the page's chip chain. */
+export function chainSteps(steps) {
+  const byId = new Map(steps.map((step) => [step.id, step]));
+  return CHAIN.filter((id) => byId.has(id)).map((id) => byId.get(id));
+}

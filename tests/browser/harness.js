@@ -1,0 +1,60 @@
+// Shared set-up for the page's browser tests: the project's own server on a free port, Debian's
+// Chromium driven by playwright-core, and pages that record every console error, page error and
+// CSP violation so that a test can fail on them.
+import { mkdirSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.js';
+import { createEngine } from '../../web/src/engine.js';
+
+export const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname;
+mkdirSync(ARTIFACTS, { recursive: true });
+
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+// Generous: the machine is a shared 2-core box.
+export const TIMEOUT = 60_000;
+
+export async function launch() {
+  const { server, url } = await startServer({ port: 0 });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  const engine = await createEngine();
+  return { server, url, browser, engine };
+}
+
+/**
+ * A fresh page (own context, so no remembered language) at `url + query`, waited until the
+ * walkthrough shows a step. `problems` collects console errors, page errors and CSP violations.
+ */
+export async function openPage(browser, url, { query = '', width = 1280, height = 900, locale = 'en-US', reducedMotion = 'no-preference', context: existing } = {}) {
+  const context = existing ?? await browser.newContext({ viewport: { width, height }, locale, reducedMotion, acceptDownloads: true });
+  const page = await context.newPage();
+  page.setDefaultTimeout(TIMEOUT);
+  const problems = [];
+  page.on('console', (message) => { if (message.type() === 'error') problems.push(`console: ${message.text()}`); });
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`));
+  });
+  await page.goto(url + query);
+  try {
+    await page.locator('mha-walkthrough h3').waitFor();
+  } catch (error) {
+    error.message += `\nproblems on the page: ${JSON.stringify(problems)}`;
+    throw error;
+  }
+  return { page, context, problems };
+}
+
+// Helpers for page.evaluate: $(...path) walks selectors through open shadow roots, $$ returns
+// all matches of the last one. Sent as an expression (evaluated by the debugger protocol), since the
+// page's CSP rightly forbids new Function inside it.
+const HELPERS = `
+  const $ = (...path) => path.reduce((node, selector) => node && (node.shadowRoot ?? node).querySelector(selector), document);
+  const $$ = (...path) => {
+    const last = path.pop();
+    const parent = $(...path) ?? document;
+    return [...(parent.shadowRoot ?? parent).querySelectorAll(last)];
+  };`;
+
+/** Runs `fn($, $$, arg)` in the page and returns its (serialisable) result. */
+export const deep = (page, fn, arg) => page.evaluate(`(async () => { ${HELPERS} return (${fn.toString()})($, $$, ${JSON.stringify(arg ?? null)}); })()`);

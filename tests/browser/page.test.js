@@ -1,0 +1,327 @@
+// The docs page in real headless Chromium, served by scripts/serve.js with its strict CSP. Every
+// expected value comes from the engine run here in Node with the same config, never from the page.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { ARTIFACTS, TIMEOUT, deep, launch, openPage } from './harness.js';
+import { shapeText } from '../../web/src/format.js';
+import { STRINGS } from '../../web/src/i18n.js';
+import { DEFAULT_TOKENS, decodeState } from '../../web/src/page-state.js';
+
+let env;
+before(async () => { env = await launch(); });
+after(async () => {
+  await env?.browser.close();
+  env?.server.close();
+});
+
+const CLASSIC = { B: 2, T: 4, C: 8, H: 2 };
+const opts = { timeout: TIMEOUT * 3 };
+
+async function noProblems(problems, page) {
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve())));
+  assert.deepEqual(problems, [], 'no console errors, page errors or CSP violations');
+}
+
+/** The walkthrough as the page shows it now. */
+const shownStep = (page) => deep(page, ($, $$) => ({
+  id: $('mha-playground', 'mha-walkthrough', 'h3')?.dataset.step,
+  shape: $('mha-playground', 'mha-walkthrough', '.shape-text')?.textContent,
+  formula: $('mha-playground', 'mha-walkthrough', '.shape-formula')?.textContent,
+  chips: $$('mha-playground', 'mha-walkthrough', '.chips .chip').map((chip) => chip.textContent),
+  values: $('mha-playground', 'mha-walkthrough', '[data-answer="values"]')?.textContent,
+  count: $('mha-playground', 'mha-walkthrough', '[data-answer="count"]')?.textContent,
+  axes: $('mha-playground', 'mha-walkthrough', '[data-answer="axes"]')?.textContent,
+  math: Boolean($('mha-playground', 'mha-walkthrough', '.formula math')),
+}));
+
+test('the walkthrough opens on the classic example and every step matches the engine', opts, async () => {
+  const { page, context, problems } = await openPage(env.browser, env.url);
+  const run = env.engine.run(CLASSIC);
+  const list = await deep(page, ($, $$) => $$('mha-playground', 'mha-walkthrough', '.steps button').map((b) => [b.dataset.id, b.querySelector('.shape').textContent]));
+  assert.deepEqual(list, run.steps.map((step) => [step.id, shapeText(step.shape)]));
+  for (const [i, step] of run.steps.entries()) {
+    const shown = await shownStep(page);
+    assert.equal(shown.id, step.id);
+    assert.equal(shown.shape, shapeText(step.shape));
+    assert.equal(shown.formula, step.shapeFormula);
+    assert.deepEqual(shown.chips, step.axes.map((axis, a) => `${axis}=${step.shape[a]}`));
+    assert.ok(shown.values.startsWith(step.changesValues ? 'yes' : 'no'), `${step.id}: ${shown.values}`);
+    assert.ok(shown.axes.includes(`${step.axes.at(-2)}=${step.shape.at(-2)}`) && shown.axes.includes(`${step.axes.at(-1)}=${step.shape.at(-1)}`));
+    assert.ok(shown.math, 'the formula is MathML from KaTeX');
+    if (i === 0) assert.match(shown.count, new RegExp(`${step.numel}`));
+    if (i === 7) await page.screenshot({ path: `${ARTIFACTS}walkthrough-en-desktop.png`, fullPage: false });
+    if (i < run.steps.length - 1) {
+      await page.locator('mha-walkthrough button[data-action="next"]').click();
+      await page.locator(`mha-walkthrough h3[data-step="${run.steps[i + 1].id}"]`).waitFor();
+    }
+  }
+  // Memory layout of a transpose: the strides the engine reports, marked as a view.
+  await page.locator('mha-walkthrough .steps button[data-id="q_heads"]').click();
+  await page.locator('mha-walkthrough h3[data-step="q_heads"]').waitFor();
+  const strides = await deep(page, ($, $$) => $$('mha-playground', 'mha-walkthrough', 'tr[data-row="strides"] td').map((td) => Number(td.textContent)));
+  assert.deepEqual(strides, run.step('q_heads').strides);
+  assert.match(await page.locator('mha-walkthrough details.layout summary').textContent(), /strided view/);
+  await noProblems(problems, page);
+  await context.close();
+});
+
+test('heatmaps: B·H of them with tokens, rows of weights sum to 1, values and masks are the engine\'s', opts, async () => {
+  const query = '?tokens=我+爱+深度学习+模型+！&b=2&c=12&h=4&hkv=2&mask=causal&key-lengths=5+3';
+  const config = { B: 2, T: 5, C: 12, H: 4, Hkv: 2, mask: 'causal', keyLengths: [5, 3] };
+  const { page, context, problems } = await openPage(env.browser, env.url, { query });
+  const run = env.engine.run(config);
+  const weights = run.step('weights');
+  const masked = run.step('masked');
+  const panels = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', 'figure.panel').map((figure) => ({
+    b: Number(figure.dataset.b),
+    h: Number(figure.dataset.h),
+    rows: [...figure.querySelectorAll('text[text-anchor="end"]')].map((t) => t.textContent),
+    values: [...figure.querySelectorAll('rect[data-value]')].map((r) => ({ r: Number(r.dataset.r), c: Number(r.dataset.c), v: Number(r.dataset.value), masked: r.dataset.masked === '1', fill: r.getAttribute('fill') })),
+  })));
+  assert.equal(panels.length, config.B * config.H);
+  const groups = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.group.shared').map((g) => g.querySelectorAll('figure.panel').length));
+  assert.deepEqual(groups, [2, 2, 2, 2], 'GQA: two query heads per shared K/V head box');
+  const T = 5;
+  for (const panel of panels) {
+    assert.deepEqual(panel.rows, ['我', '爱', '深度学习', '模型', '！']);
+    assert.equal(panel.values.length, T * T);
+    for (let r = 0; r < T; r++) {
+      const row = panel.values.filter((cell) => cell.r === r);
+      const sum = row.reduce((a, cell) => a + cell.v, 0);
+      assert.ok(Math.abs(sum - 1) < 1e-5, `b${panel.b} h${panel.h} row ${r} sums to ${sum}`);
+    }
+    for (const cell of panel.values) {
+      const i = ((panel.b * config.H + panel.h) * T + cell.r) * T + cell.c;
+      assert.equal(Math.fround(cell.v), weights.data[i]);
+      assert.equal(cell.masked, masked.data[i] === -Infinity, `mask at b${panel.b} h${panel.h} (${cell.r},${cell.c})`);
+      if (cell.masked) assert.match(cell.fill, /^url\(#hatch/, 'masked cells are hatched, not a colour');
+    }
+  }
+  // Masked scores read −∞ in the table view.
+  await page.locator('mha-heatmap select.step-select').selectOption('masked');
+  await page.locator('mha-heatmap details.table-view summary').click();
+  const cells = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view td').map((td) => td.textContent));
+  assert.equal(cells.filter((text) => text.startsWith('-∞')).length, Array.from(masked.data.subarray(0, T * T)).filter((v) => v === -Infinity).length);
+  await page.locator('mha-heatmap select.step-select').selectOption('weights');
+  await page.locator('mha-playground section.block:nth-of-type(4)').screenshot({ path: `${ARTIFACTS}heatmaps-gqa-en.png` });
+  // Keyboard: focus a heatmap, move with the arrows, read the exact value.
+  const panel = page.locator('mha-heatmap figure.panel[data-b="1"][data-h="2"]');
+  await panel.focus();
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowRight');
+  const expected = weights.data[((1 * config.H + 2) * T + 1) * T + 1].toFixed(4);
+  await page.locator('mha-heatmap .readout', { hasText: expected }).waitFor();
+  assert.match(await page.locator('mha-heatmap .readout').textContent(), /“爱” → key “爱”/);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('head') === '2');
+  assert.equal(new URLSearchParams(new URL(page.url()).search).get('batch'), '1');
+  await noProblems(problems, page);
+  await context.close();
+});
+
+test('arrow keys and the play button step through the walkthrough', opts, async () => {
+  const { page, context, problems } = await openPage(env.browser, env.url);
+  const ids = env.engine.run(CLASSIC).steps.map((s) => s.id);
+  await page.locator('mha-walkthrough .steps button[data-id="x"]').focus();
+  await page.keyboard.press('ArrowRight');
+  await page.locator(`mha-walkthrough h3[data-step="${ids[1]}"]`).waitFor();
+  await page.keyboard.press('ArrowDown');
+  await page.locator(`mha-walkthrough h3[data-step="${ids[2]}"]`).waitFor();
+  await page.keyboard.press('ArrowLeft');
+  await page.locator(`mha-walkthrough h3[data-step="${ids[1]}"]`).waitFor();
+  // With nothing focused, the page's arrow keys still step.
+  await page.evaluate(() => document.activeElement?.blur?.() ?? (document.activeElement.shadowRoot?.activeElement?.blur()));
+  await page.evaluate(() => { const root = document.querySelector('mha-playground').shadowRoot; root.querySelector('mha-walkthrough').shadowRoot.activeElement?.blur(); });
+  await page.keyboard.press('ArrowRight');
+  await page.locator(`mha-walkthrough h3[data-step="${ids[2]}"]`).waitFor();
+  await page.waitForFunction((id) => new URLSearchParams(location.search).get('step') === id, ids[2]);
+  // Tab reaches the step controls with a visible focus ring.
+  const outline = await page.locator('mha-walkthrough button[data-action="next"]').evaluate((b) => { b.focus(); return getComputedStyle(b).outlineStyle; });
+  assert.notEqual(outline, 'none');
+  await page.locator('mha-walkthrough button[data-action="play"]').click();
+  await page.locator(`mha-walkthrough h3[data-step="${ids[3]}"]`).waitFor({ timeout: TIMEOUT });
+  await page.locator('mha-walkthrough button[data-action="pause"]').click();
+  await noProblems(problems, page);
+  await context.close();
+});
+
+test('steps animate, unless the reader prefers reduced motion', opts, async () => {
+  const count = async (page) => {
+    await page.locator('mha-walkthrough button[data-action="next"]').click();
+    return deep(page, ($) => $('mha-playground', 'mha-walkthrough').shadowRoot.getAnimations().length);
+  };
+  const moving = await openPage(env.browser, env.url, { query: '?step=q_split' });
+  assert.ok(await count(moving.page) > 0, 'the transpose moves cells');
+  await moving.context.close();
+  const still = await openPage(env.browser, env.url, { query: '?step=q_split', reducedMotion: 'reduce' });
+  assert.equal(await count(still.page), 0);
+  await noProblems(still.problems, still.page);
+  await still.context.close();
+});
+
+test('an invalid config shows the engine\'s message next to its control and the last run stays', opts, async () => {
+  const { page, context, problems } = await openPage(env.browser, env.url, { query: '?step=q_heads' });
+  const before = await shownStep(page);
+  await page.locator('mha-playground input[name="H"]').fill('3');
+  let expected;
+  try { env.engine.run({ ...CLASSIC, H: 3 }); } catch (error) { expected = error; }
+  assert.equal(expected.field, 'H');
+  await page.locator('mha-playground #error-H', { hasText: expected.message }).waitFor();
+  assert.equal(await page.locator('mha-playground input[name="H"]').getAttribute('aria-invalid'), 'true');
+  assert.deepEqual(await shownStep(page), before, 'the last valid walkthrough stays');
+  assert.equal(await page.locator('mha-heatmap figure.panel').count(), 4);
+  await page.screenshot({ path: `${ARTIFACTS}error-en-desktop.png` });
+  // Padding lengths that do not fit: the message sits by the key-lengths box.
+  await page.locator('mha-playground input[name="H"]').fill('4');
+  await page.locator('mha-walkthrough .shape-text', { hasText: shapeText(env.engine.run({ ...CLASSIC, H: 4 }).step('q_heads').shape) }).waitFor();
+  assert.equal(await page.locator('mha-playground #error-H').textContent(), '');
+  await page.locator('mha-playground input[name="keyLengths"]').fill('4 9');
+  try { env.engine.run({ ...CLASSIC, H: 4, keyLengths: [4, 9] }); } catch (error) { expected = error; }
+  await page.locator('mha-playground #error-keyLengths', { hasText: expected.message }).waitFor();
+  await page.locator('mha-playground input[name="keyLengths"]').fill('');
+  await page.locator('mha-playground #error-keyLengths:empty').waitFor({ state: 'attached' });
+  await noProblems(problems, page);
+  await context.close();
+});
+
+test('language: follows the browser, switches, is remembered, and covers the page', opts, async () => {
+  const { page, context, problems } = await openPage(env.browser, env.url, { locale: 'zh-CN' });
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
+  assert.equal(await page.locator('mha-playground #h-walkthrough').textContent(), STRINGS.zh['wt.title']);
+  assert.equal(await page.locator('mha-playground input[name="tokens"]').inputValue(), DEFAULT_TOKENS.zh);
+  assert.equal(await page.locator('mha-walkthrough h3').textContent(), `1. ${STRINGS.zh['step.x']}`);
+  await page.screenshot({ path: `${ARTIFACTS}page-zh-desktop.png`, fullPage: true });
+  await page.locator('button[data-lang="en"]').click();
+  await page.locator('mha-playground #h-walkthrough', { hasText: STRINGS.en['wt.title'] }).waitFor();
+  assert.equal(await page.locator('header [data-i18n="page.tagline"]').textContent(), STRINGS.en['page.tagline']);
+  assert.equal(await page.locator('mha-heatmap select.step-select option:checked').textContent(), STRINGS.en['step.weights']);
+  // A new visit in the same browser (no lang in the URL) remembers English.
+  const again = await openPage(env.browser, env.url, { context });
+  assert.equal(await again.page.evaluate(() => document.documentElement.lang), 'en');
+  // No English word left on the Chinese page outside code, symbols and token names.
+  await again.page.locator('button[data-lang="zh"]').click();
+  await again.page.locator('mha-playground #h-walkthrough', { hasText: STRINGS.zh['wt.title'] }).waitFor();
+  const latinWords = await deep(again.page, ($) => {
+    const words = [];
+    const walk = (root) => {
+      for (const node of root.querySelectorAll('*')) {
+        if (node.shadowRoot) walk(node.shadowRoot);
+        if (node.closest('code, .mono, math, svg, .chip, .shape, option[value], table, .id, .numbers, .formula, .formula-line, input, noscript, [lang="en"]')) continue;
+        for (const child of node.childNodes) if (child.nodeType === 3) words.push(...(child.textContent.match(/\b[a-z]{5,}\b/gi) ?? []));
+      }
+    };
+    walk(document.body);
+    return words;
+  });
+  // Names that stay Latin in Chinese text: the tensors' ids, the key name, the technologies.
+  const allowed = new Set(['softmax', 'float32', 'scores', 'weights', 'Enter', 'xtensor', 'WebAssembly']);
+  assert.deepEqual(latinWords.filter((w) => !allowed.has(w) && !/^(mha|lens)$/i.test(w)), []);
+  await noProblems(problems, page);
+  await noProblems(again.problems, again.page);
+  await context.close();
+});
+
+test('the URL holds the whole view and a link reopens it', opts, async () => {
+  const query = '?tokens=a+b+c&b=1&tk=5&c=12&h=4&hkv=1&mask=causal&bias=0&seed=9&step=k_t&view=scaled&batch=0&head=3&lang=en';
+  const { page, context, problems } = await openPage(env.browser, env.url, { query });
+  assert.equal((await shownStep(page)).id, 'k_t');
+  assert.equal(await page.locator('mha-playground input[name="C"]').inputValue(), '12');
+  assert.equal(await page.locator('mha-playground input[name="Tk"]').inputValue(), '5');
+  assert.equal(await page.locator('mha-playground input[name="bias"]').isChecked(), false);
+  assert.equal(await page.locator('mha-heatmap select.step-select').inputValue(), 'scaled');
+  assert.equal(await page.locator('mha-heatmap figure.panel[aria-selected="true"]').getAttribute('data-h'), '3');
+  const run = env.engine.run({ B: 1, T: 3, Tk: 5, C: 12, H: 4, Hkv: 1, mask: 'causal', bias: false, seed: 9 });
+  assert.equal((await shownStep(page)).shape, shapeText(run.step('k_t').shape));
+  const values = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', 'figure.panel[data-h="3"] rect[data-value]').map((r) => Number(r.dataset.value)));
+  assert.deepEqual(values.map(Math.fround), Array.from(run.step('scaled').data.subarray(3 * 15, 4 * 15)));
+  assert.deepEqual(decodeState(new URL(page.url()).search), decodeState(query), 'the page writes back what it read');
+  // A change goes into the URL, and that URL opens the same view.
+  await page.locator('mha-playground input[name="seed"]').fill('10');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('seed') === '10');
+  await page.locator('mha-walkthrough button[data-action="next"]').click();
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('step') === 'scores');
+  const link = new URL(page.url()).search;
+  const reopened = await openPage(env.browser, env.url, { query: link });
+  assert.equal((await shownStep(reopened.page)).id, 'scores');
+  assert.equal(await reopened.page.locator('mha-playground input[name="seed"]').inputValue(), '10');
+  await noProblems(problems, page);
+  await noProblems(reopened.problems, reopened.page);
+  await context.close();
+  await reopened.context.close();
+});
+
+test('exports download a valid PNG, SVG and JSON of the current view', opts, async () => {
+  const { page, context, problems } = await openPage(env.browser, env.url, { query: '?head=1&mask=causal' });
+  const run = env.engine.run({ ...CLASSIC, mask: 'causal' });
+  const grab = async (selector) => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator(selector).click()]);
+    return { name: download.suggestedFilename(), bytes: await readFile(await download.path()) };
+  };
+  const png = await grab('mha-heatmap button[data-export="png"]');
+  assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  assert.ok(png.bytes.readUInt32BE(16) > 50 && png.bytes.readUInt32BE(20) > 50, 'a real image size');
+  assert.match(png.name, /weights-b0-h1\.png$/);
+  const svgFile = await grab('mha-heatmap button[data-export="svg"]');
+  const svgText = svgFile.bytes.toString('utf8');
+  assert.match(svgText, /^<\?xml/);
+  const parsed = await page.evaluate((text) => {
+    const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+    return { error: Boolean(doc.querySelector('parsererror')), values: [...doc.querySelectorAll('rect[data-value]')].map((r) => Number(r.getAttribute('data-value'))) };
+  }, svgText);
+  assert.equal(parsed.error, false);
+  assert.deepEqual(parsed.values.map(Math.fround), Array.from(run.step('weights').data.subarray(16, 32)), 'head 1 of batch 0');
+  const json = JSON.parse((await grab('mha-playground button[data-export="json"]')).bytes.toString('utf8'));
+  assert.deepEqual(json.steps.map((s) => s.id), run.steps.map((s) => s.id));
+  assert.deepEqual(json.steps.find((s) => s.id === 'masked').data.slice(0, 4), Array.from(run.step('masked').data.subarray(0, 4), (v) => (Number.isFinite(v) ? v : String(v))));
+  assert.equal(json.summary.parameterCount, run.summary.parameterCount);
+  await noProblems(problems, page);
+  await context.close();
+});
+
+test('the mistakes panel shows real wrong versions and the self-test checks answers', opts, async () => {
+  const { page, context, problems } = await openPage(env.browser, env.url);
+  const run = env.engine.run(CLASSIC);
+  const sums = await deep(page, ($, $$) => ({
+    wrongCols: $$('mha-playground', '[data-mistake="softmaxOverQueries"] [data-side="wrong"] td[data-colsum]').map((td) => Number(td.dataset.colsum)),
+    wrongRows: $$('mha-playground', '[data-mistake="softmaxOverQueries"] [data-side="wrong"] td[data-rowsum]').map((td) => Number(td.dataset.rowsum)),
+    rightRows: $$('mha-playground', '[data-mistake="softmaxOverQueries"] [data-side="right"] td[data-rowsum]').map((td) => Number(td.dataset.rowsum)),
+    rightValues: $$('mha-playground', '[data-mistake="softmaxOverQueries"] [data-side="right"] td[data-value]').map((td) => Number(td.dataset.value)),
+  }));
+  assert.equal(sums.wrongCols.length, 4);
+  for (const s of [...sums.wrongCols, ...sums.rightRows]) assert.ok(Math.abs(s - 1) < 1e-5);
+  assert.ok(sums.wrongRows.some((s) => Math.abs(s - 1) > 1e-3));
+  assert.deepEqual(sums.rightValues.map(Math.fround), Array.from(run.step('weights').data.subarray(0, 16)));
+  assert.equal(await page.locator('[data-mistake="noTranspose"] [data-result="silent"]').count(), 1, 'T = D = 4 hides it');
+  assert.equal(await page.locator('[data-warning="equal.transposeK"]').count(), 1);
+  // Five tokens: T ≠ D, the same mistake is a shape error, and the warning goes away.
+  await page.locator('mha-playground input[name="tokens"]').fill('one two three four five');
+  await page.locator('[data-mistake="noTranspose"] [data-result="shape-error"]').waitFor();
+  assert.equal(await page.locator('[data-warning="equal.transposeK"]').count(), 0);
+  const run5 = env.engine.run({ ...CLASSIC, T: 5 });
+  const answers = { D: run5.summary.D, scores: `[${run5.step('scores').shape.join(', ')}]`, q_heads: run5.step('q_heads').shape.join('×'), weights: run5.step('weights').numel, params: run5.summary.parameterCount };
+  for (const [id, answer] of Object.entries(answers)) {
+    await page.locator(`mha-playground li[data-question="${id}"] input`).fill(String(answer));
+    await page.locator(`mha-playground li[data-question="${id}"] button`).click();
+    await page.locator(`mha-playground li[data-question="${id}"] .verdict[data-ok="true"]`).waitFor();
+  }
+  await page.locator('mha-playground li[data-question="scores"] input').fill('[2,2,4,4]');
+  await page.locator('mha-playground li[data-question="scores"] input').press('Enter');
+  await page.locator('mha-playground li[data-question="scores"] .verdict[data-ok="false"]').waitFor();
+  await page.locator('mha-playground section.mistakes').screenshot({ path: `${ARTIFACTS}mistakes-en.png` });
+  await noProblems(problems, page);
+  await context.close();
+});
+
+for (const lang of ['zh', 'en']) {
+  test(`a 360 px phone (${lang}): nothing overflows sideways`, opts, async () => {
+    const { page, context, problems } = await openPage(env.browser, env.url, { width: 360, height: 740, query: `?lang=${lang}&step=q_heads&mask=causal` });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `page is ${overflow}px wider than the screen`);
+    await page.screenshot({ path: `${ARTIFACTS}page-${lang}-360.png`, fullPage: true });
+    await page.locator('mha-walkthrough').screenshot({ path: `${ARTIFACTS}walkthrough-${lang}-360.png` });
+    await page.locator('mha-heatmap').screenshot({ path: `${ARTIFACTS}heatmaps-${lang}-360.png` });
+    await noProblems(problems, page);
+    await context.close();
+  });
+}

@@ -1,0 +1,66 @@
+// Every word of the page exists in English and Chinese: the two tables have the same keys, no
+// empty strings, the same {placeholders}, and every key the page's code asks for is in them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LANGUAGES, STRINGS, translator } from '../../web/src/i18n.js';
+import { getTestEngine, CONFIGS } from './engine-helper.js';
+
+const root = new URL('../../web/', import.meta.url).pathname;
+const sources = [join(root, 'app.js'), ...readdirSync(join(root, 'src')).filter((f) => f.endsWith('.js')).map((f) => join(root, 'src', f)),
+  ...readdirSync(join(root, 'src/elements')).map((f) => join(root, 'src/elements', f))];
+
+test('both languages have exactly the same keys, none empty', () => {
+  assert.deepEqual(LANGUAGES, ['en', 'zh']);
+  const en = Object.keys(STRINGS.en).sort();
+  const zh = Object.keys(STRINGS.zh).sort();
+  assert.deepEqual(zh.filter((k) => !en.includes(k)), [], 'keys only in zh');
+  assert.deepEqual(en.filter((k) => !zh.includes(k)), [], 'keys only in en');
+  for (const lang of LANGUAGES) {
+    for (const [key, text] of Object.entries(STRINGS[lang])) assert.ok(text.trim().length > 0, `${lang} ${key} is empty`);
+  }
+});
+
+test('the Chinese strings are Chinese and carry the same placeholders', () => {
+  const placeholders = (text) => (text.match(/\{\w+\}/g) ?? []).sort();
+  const mostlyLatin = [];
+  for (const key of Object.keys(STRINGS.en)) {
+    assert.deepEqual(placeholders(STRINGS.zh[key]), placeholders(STRINGS.en[key]), `placeholders of ${key}`);
+    if (STRINGS.zh[key] === STRINGS.en[key] && /[a-z]{4,}/i.test(STRINGS.en[key]) && !/^(page\.heading|ctl\.placeholder)/.test(key)) mostlyLatin.push(key);
+  }
+  assert.deepEqual(mostlyLatin, [], 'untranslated zh strings');
+});
+
+test('every literal key the page code asks for is in both tables', () => {
+  const used = new Set();
+  for (const file of sources) {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/\bt\(\s*'([a-zA-Z]+\.[\w.·]+)'/g)) used.add(match[1]);
+    for (const match of text.matchAll(/'((?:why|layout|kind|equal|quiz|error|lessons|mistakes|hm|wt|ctl|page)\.[\w.]+)'/g)) used.add(match[1]);
+    for (const match of text.matchAll(/data-i18n="([\w.]+)"/g)) used.add(match[1]);
+  }
+  for (const match of readFileSync(join(root, 'index.html'), 'utf8').matchAll(/data-i18n="([\w.]+)"/g)) used.add(match[1]);
+  assert.ok(used.size > 100, `found only ${used.size} keys: the scan is broken`);
+  const missing = [...used].filter((key) => !(key in STRINGS.en) || !(key in STRINGS.zh));
+  assert.deepEqual(missing, []);
+});
+
+test('every step, axis, op and error code the engine can produce has words in both languages', async () => {
+  const engine = await getTestEngine();
+  const needed = new Set();
+  for (const config of CONFIGS) {
+    for (const step of engine.run(config).steps) {
+      needed.add(`step.${step.id}`);
+      needed.add(`why.${step.op}`);
+      for (const axis of step.axes) needed.add(`axis.${axis}`);
+    }
+  }
+  const codes = readFileSync(join(root, 'src/engine.d.ts'), 'utf8').match(/export type ErrorCode =([^;]+);/)[1].match(/'(\w+)'/g).map((c) => c.slice(1, -1));
+  assert.ok(codes.length > 10);
+  for (const code of codes) needed.add(`error.${code}`);
+  for (const lang of LANGUAGES) {
+    const t = translator(lang);
+    for (const key of needed) assert.notEqual(t(key), key, `${lang} lacks ${key}`);
+  }
+});

@@ -1,0 +1,318 @@
+// <mha-heatmap>: the attention heatmaps of one step (weights by default; scores, scaled and masked
+// scores on a diverging scale), one per (batch, head), query tokens on the rows and key tokens on
+// the columns. Masked cells are hatched (and read "−∞" or "masked"), so colour is never the only
+// signal; heads that share a K/V head (GQA/MQA) sit in one labelled box. Exact values on hover
+// and on keyboard focus (arrow keys inside a focused heatmap), and as a table. Data comes in as
+// the `run` property; `step`, `batch`, `head` and `lang` are attributes. Fires `mha-select`.
+import { formatCount, formatValue } from '../format.js';
+import { scaleFor, viridis, diverging } from '../colors.js';
+import { HEATMAP_STEPS, heatmapGeometry, heatmapPanels, hitCell, keyLabels, moveCell } from '../heatmap-layout.js';
+import { baseStyles, download, el, langOf, sheet, svg, tr } from './shared.js';
+
+const MAX_CELLS = 16384; // beyond this only the selected batch (then head) is drawn
+
+const STYLES = sheet(`
+.bar { display: flex; flex-wrap: wrap; gap: 0.6em 1.2em; align-items: center; margin-bottom: 0.5em; }
+.legend { display: flex; align-items: center; gap: 0.4em; font-size: 0.85em; }
+.legend svg.ramp { width: 9em; height: 1.4em; }
+.legend .swatch { display: inline-flex; align-items: center; gap: 0.3em; }
+.batch { margin: 0.4em 0 0.8em; }
+.batch h4 { margin: 0 0 0.3em; font-size: 0.95em; }
+.groups { display: flex; flex-wrap: wrap; gap: 0.6em; }
+.group { display: flex; flex-wrap: wrap; gap: 0.5em; }
+.group.shared { border: 2px dashed var(--muted); border-radius: 8px; padding: 0.3em; }
+.group-label { flex-basis: 100%; font-size: 0.8em; color: var(--muted); margin: 0; }
+figure.panel { margin: 0; padding: 0.25em; border: 2px solid transparent; border-radius: 6px; position: relative; cursor: pointer; max-width: 100%; }
+figure.panel[aria-selected="true"] { border-color: var(--accent); }
+figure.panel figcaption { font-size: 0.85em; text-align: center; }
+figure.panel svg { width: 100%; height: auto; display: block; }
+.readout { min-height: 1.5em; font-size: 0.95em; }
+.tip { position: absolute; pointer-events: none; background: var(--fg); color: var(--bg); padding: 0.1em 0.4em; border-radius: 4px; font-size: 0.8em; white-space: nowrap; z-index: 2; }
+.tip[hidden] { display: none; }
+.table-view { overflow-x: auto; }
+.table-view td.masked { background: repeating-linear-gradient(45deg, #e8e8e8 0 3px, #bbb 3px 5px); }
+.exports { display: flex; gap: 0.4em; flex-wrap: wrap; }
+`);
+
+let hatchCount = 0;
+
+export class MhaHeatmapElement extends HTMLElement {
+  static get observedAttributes() { return ['step', 'batch', 'head', 'lang', 'pinned']; }
+
+  #run = null;
+  #tokens = null;
+  #root;
+  #active = null; // { panel, r, c } for the keyboard cursor
+
+  constructor() {
+    super();
+    this.#root = this.attachShadow({ mode: 'open' });
+    this.#root.adoptedStyleSheets = [baseStyles(), STYLES];
+  }
+
+  connectedCallback() { this.#render(); }
+
+  attributeChangedCallback(name, oldValue, newValue) {
+    if (oldValue !== newValue) this.#render();
+  }
+
+  get run() { return this.#run; }
+  set run(run) { this.#run = run; this.#render(); }
+
+  /** Query token labels; keys use the same ones for self-attention, s0… for a separate source. */
+  get tokens() { return this.#tokens; }
+  set tokens(tokens) { this.#tokens = tokens; this.#render(); }
+
+  get stepId() {
+    const id = this.getAttribute('step');
+    return HEATMAP_STEPS.includes(id) && this.#run?.steps.some((s) => s.id === id) ? id : 'weights';
+  }
+
+  get batch() { return this.#clamp(Number(this.getAttribute('batch') ?? 0), this.#run?.summary.B); }
+  get head() { return this.#clamp(Number(this.getAttribute('head') ?? 0), this.#run?.summary.H); }
+
+  #clamp(value, size) {
+    return Number.isInteger(value) && value >= 0 && value < (size ?? 1) ? value : 0;
+  }
+
+  #labels() {
+    const { T, Tk, cross } = this.#run.summary;
+    const rows = this.#tokens?.length === T ? this.#tokens : Array.from({ length: T }, (_, i) => `t${i}`);
+    return { rows, cols: keyLabels(rows, Tk, cross) };
+  }
+
+  #maskedAt() {
+    const masked = this.#run.steps.find((s) => s.id === 'masked');
+    const id = this.stepId;
+    if (!masked || (id !== 'masked' && id !== 'weights')) return () => false;
+    return (i) => masked.data[i] === -Infinity;
+  }
+
+  #select(b, h) {
+    this.setAttribute('batch', b);
+    this.setAttribute('head', h);
+    this.dispatchEvent(new CustomEvent('mha-select', { bubbles: true, composed: true, detail: { step: this.stepId, batch: b, head: h } }));
+  }
+
+  #render() {
+    if (!this.isConnected) return;
+    const lang = langOf(this);
+    const t = tr(lang);
+    if (!this.#run) {
+      this.#root.replaceChildren(el('p', { class: 'note' }, t('page.loading')));
+      return;
+    }
+    const step = this.#run.step(this.stepId);
+    const scale = scaleFor(step);
+    const { Hkv, H, B } = this.#run.summary;
+    const labels = this.#labels();
+    const maskedAt = this.#maskedAt();
+    const all = heatmapPanels(step, Hkv);
+    const perPanel = step.shape[2] * step.shape[3];
+    let panels = all;
+    let note = null;
+    if (all.length * perPanel > MAX_CELLS) {
+      panels = all.filter((p) => p.b === this.batch);
+      if (panels.length * perPanel > MAX_CELLS) panels = panels.filter((p) => p.h === this.head);
+      note = t('hm.partial').replace('{n}', panels.length).replace('{m}', all.length);
+    }
+
+    const stepSelect = el('select', { 'aria-label': t('hm.step'), class: 'step-select' },
+      HEATMAP_STEPS.filter((id) => this.#run.steps.some((s) => s.id === id)).map((id) => el('option', { value: id, selected: id === step.id }, t(`step.${id}`))));
+    stepSelect.addEventListener('change', () => {
+      this.setAttribute('step', stepSelect.value);
+      this.dispatchEvent(new CustomEvent('mha-select', { bubbles: true, composed: true, detail: { step: stepSelect.value, batch: this.batch, head: this.head } }));
+    });
+    const exports = el('div', { class: 'exports' },
+      el('button', { type: 'button', 'data-export': 'png', 'aria-label': t('hm.exportPng') }, 'PNG'),
+      el('button', { type: 'button', 'data-export': 'svg', 'aria-label': t('hm.exportSvg') }, 'SVG'));
+    exports.addEventListener('click', (event) => {
+      const kind = event.target.closest('button')?.dataset.export;
+      if (kind === 'svg') download(new Blob([this.exportSvg()], { type: 'image/svg+xml' }), this.#fileName('svg'));
+      if (kind === 'png') this.exportPng().then((blob) => download(blob, this.#fileName('png')));
+    });
+    const bar = el('div', { class: 'bar' },
+      this.hasAttribute('pinned') ? null : el('label', {}, `${t('hm.step')} `, stepSelect),
+      this.#legend(step, scale, t), exports);
+
+    const readout = el('p', { class: 'readout', 'aria-live': 'polite' }, t('hm.hint'));
+    const tip = el('div', { class: 'tip', hidden: true });
+    const grid = el('div', { class: 'grid' });
+    const geometry = heatmapGeometry({ rows: step.shape[2], cols: step.shape[3], rowLabels: labels.rows, colLabels: labels.cols });
+    const group = H / Hkv;
+    for (let b = 0; b < B; b++) {
+      const inBatch = panels.filter((p) => p.b === b);
+      if (inBatch.length === 0) continue;
+      const groups = el('div', { class: 'groups' });
+      for (let kv = 0; kv < Hkv; kv++) {
+        const members = inBatch.filter((p) => p.kvHead === kv);
+        if (members.length === 0) continue;
+        const shared = group > 1;
+        const box = el('div', { class: shared ? 'group shared' : 'group', role: shared ? 'group' : null,
+          'aria-label': shared ? t('hm.shared').replace('{kv}', kv).replace('{heads}', members.map((p) => p.h).join(', ')) : null });
+        if (shared) box.append(el('p', { class: 'group-label' }, t('hm.shared').replace('{kv}', kv).replace('{heads}', members.map((p) => p.h).join(', '))));
+        for (const panel of members) box.append(this.#panel(step, panel, geometry, scale, maskedAt, labels, readout, tip, t));
+        groups.append(box);
+      }
+      grid.append(el('section', { class: 'batch', 'aria-label': `b=${b}` }, el('h4', {}, t('hm.batch').replace('{b}', b).replace('{tokens}', '')), groups));
+    }
+    this.#root.replaceChildren(
+      el('section', { class: 'hm', 'aria-label': t('hm.label') }, bar, note ? el('p', { class: 'note' }, note) : null, grid, readout, tip, this.#table(step, maskedAt, labels, t)));
+  }
+
+  #legend(step, scale, t) {
+    const id = `legend-${++hatchCount}`;
+    const stops = Array.from({ length: 11 }, (_, i) => i / 10);
+    const color = scale.kind === 'sequential' ? viridis : (u) => diverging(u * 2 - 1);
+    const bar = svg('svg', { class: 'ramp', viewBox: '0 0 100 14', role: 'img', 'aria-label': `${t('hm.range')} ${formatValue(scale.min, 3)} … ${formatValue(scale.max, 3)}` },
+      svg('defs', {}, svg('linearGradient', { id }, stops.map((u) => svg('stop', { offset: u, 'stop-color': color(u) })))),
+      svg('rect', { width: 100, height: 14, fill: `url(#${id})` }));
+    const hasMask = this.#run.steps.some((s) => s.id === 'masked') && (step.id === 'masked' || step.id === 'weights');
+    return el('div', { class: 'legend' },
+      el('span', { class: 'mono', 'data-legend': 'min' }, formatValue(scale.min, 2)), bar, el('span', { class: 'mono', 'data-legend': 'max' }, formatValue(scale.max, 2)),
+      hasMask ? el('span', { class: 'swatch' }, svg('svg', { viewBox: '0 0 14 14', width: 14, height: 14, 'aria-hidden': 'true' }, this.#hatchDefs('legend-hatch'), svg('rect', { width: 14, height: 14, fill: 'url(#legend-hatch)' })), ` ${t(step.id === 'weights' ? 'hm.maskedZero' : 'hm.maskedInf')}`) : null);
+  }
+
+  #hatchDefs(id) {
+    return svg('defs', {}, svg('pattern', { id, width: 5, height: 5, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
+      svg('rect', { width: 5, height: 5, fill: '#e8e8e8' }), svg('line', { x1: 0, y1: 0, x2: 0, y2: 5, stroke: '#444', 'stroke-width': 2 })));
+  }
+
+  #panel(step, panel, geometry, scale, maskedAt, labels, readout, tip, t) {
+    const { b, h } = panel;
+    const selected = b === this.batch && h === this.head;
+    const hatch = `hatch-${++hatchCount}`;
+    const picture = svg('svg', { viewBox: `0 0 ${geometry.width} ${geometry.height}`, 'aria-hidden': 'true' }, this.#hatchDefs(hatch));
+    const { font, cell } = geometry;
+    geometry.rowText.forEach((label, r) => picture.append(svg('text', { x: geometry.left - 5, y: geometry.cellY(r) + cell / 2 + font * 0.35, 'text-anchor': 'end', 'font-size': font, fill: 'currentColor' }, label)));
+    geometry.colText.forEach((label, c) => {
+      const x = geometry.cellX(c) + cell / 2;
+      const y = geometry.top - 5;
+      picture.append(svg('text', geometry.rotate
+        ? { x, y, 'font-size': font, fill: 'currentColor', transform: `rotate(-60 ${x} ${y})` }
+        : { x, y, 'font-size': font, fill: 'currentColor', 'text-anchor': 'middle' }, label));
+    });
+    for (let r = 0; r < panel.rows; r++) {
+      for (let c = 0; c < panel.cols; c++) {
+        const i = panel.offset + r * panel.cols + c;
+        const masked = maskedAt(i);
+        picture.append(svg('rect', { x: geometry.cellX(c), y: geometry.cellY(r), width: cell - 1, height: cell - 1,
+          fill: masked ? `url(#${hatch})` : scale.color(step.data[i]), 'data-r': r, 'data-c': c, 'data-value': step.data[i], 'data-masked': masked ? '1' : null }));
+      }
+    }
+    const cursor = svg('rect', { width: cell - 1, height: cell - 1, fill: 'none', stroke: '#e0a100', 'stroke-width': 3, visibility: 'hidden' });
+    picture.append(cursor);
+    const caption = t('hm.head').replace('{h}', h) + (this.#run.summary.Hkv !== this.#run.summary.H ? ` · KV ${panel.kvHead}` : '');
+    const figure = el('figure', { class: 'panel', tabindex: 0, role: 'img', 'data-b': b, 'data-h': h, 'aria-selected': String(selected),
+      'aria-label': t('hm.panelLabel').replace('{step}', t(`step.${step.id}`)).replace('{b}', b).replace('{h}', h).replace('{rows}', panel.rows).replace('{cols}', panel.cols) },
+      picture, el('figcaption', {}, caption));
+    figure.style.width = `${Math.round(geometry.width * 1.3)}px`; // ~30 px cells; max-width keeps it inside a phone screen
+
+    const show = (r, c, event) => {
+      const i = panel.offset + r * panel.cols + c;
+      const masked = maskedAt(i);
+      const value = step.data[i];
+      const text = t('hm.readout').replace('{b}', b).replace('{h}', h).replace('{q}', labels.rows[r]).replace('{k}', labels.cols[c])
+        .replace('{v}', masked && step.id === 'weights' ? `${formatValue(value)} (${t('hm.masked')})` : formatValue(value));
+      readout.textContent = text;
+      cursor.setAttribute('x', geometry.cellX(c));
+      cursor.setAttribute('y', geometry.cellY(r));
+      cursor.setAttribute('visibility', 'visible');
+      tip.textContent = formatValue(value);
+      tip.hidden = false;
+      const hostBox = this.#root.querySelector('.hm').getBoundingClientRect();
+      const box = event ? { left: event.clientX, top: event.clientY } : picture.getBoundingClientRect();
+      const scaleX = picture.getBoundingClientRect().width / geometry.width;
+      const left = event ? box.left : box.left + (geometry.cellX(c) + cell) * scaleX;
+      const top = event ? box.top : box.top + geometry.cellY(r) * scaleX;
+      tip.style.left = `${left - hostBox.left + 12}px`;
+      tip.style.top = `${top - hostBox.top - 28}px`;
+    };
+    const hide = () => { cursor.setAttribute('visibility', 'hidden'); tip.hidden = true; };
+    picture.addEventListener('pointermove', (event) => {
+      const point = new DOMPoint(event.clientX, event.clientY).matrixTransform(picture.getScreenCTM().inverse());
+      const hit = hitCell(geometry, point.x, point.y);
+      if (hit) show(hit.r, hit.c, event); else hide();
+    });
+    picture.addEventListener('pointerleave', hide);
+    figure.addEventListener('click', () => this.#select(b, h));
+    figure.addEventListener('focus', () => {
+      const at = this.#active?.panel === `${b}.${h}` ? this.#active : { r: 0, c: 0 };
+      this.#active = { panel: `${b}.${h}`, r: at.r, c: at.c };
+      show(at.r, at.c);
+    });
+    figure.addEventListener('blur', hide);
+    figure.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        this.#select(b, h);
+        this.#root.querySelector(`figure.panel[data-b="${b}"][data-h="${h}"]`)?.focus();
+        return;
+      }
+      const next = moveCell(this.#active ?? { r: 0, c: 0 }, event.key, panel.rows, panel.cols);
+      if (!['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(event.key)) return;
+      event.preventDefault();
+      event.stopPropagation(); // arrows here read cells; they must not also change the walkthrough step
+      this.#active = { panel: `${b}.${h}`, ...next };
+      show(next.r, next.c);
+    });
+    return figure;
+  }
+
+  #table(step, maskedAt, labels, t) {
+    const panel = heatmapPanels(step, this.#run.summary.Hkv).find((p) => p.b === this.batch && p.h === this.head);
+    const table = el('table', {},
+      el('caption', { class: 'visually-hidden' }, t('hm.tableCaption').replace('{step}', t(`step.${step.id}`)).replace('{b}', panel.b).replace('{h}', panel.h)),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, `${t('hm.query')} \\ ${t('hm.key')}`), labels.cols.map((label) => el('th', { scope: 'col' }, label)))),
+      el('tbody', {}, Array.from({ length: panel.rows }, (_, r) => el('tr', {}, el('th', { scope: 'row' }, labels.rows[r]),
+        Array.from({ length: panel.cols }, (_, c) => {
+          const i = panel.offset + r * panel.cols + c;
+          const masked = maskedAt(i);
+          return el('td', { class: masked ? 'masked mono' : 'mono', 'data-value': step.data[i] }, formatValue(step.data[i]), masked && step.id === 'weights' ? ` (${t('hm.masked')})` : '');
+        })))));
+    return el('details', { class: 'table-view' },
+      el('summary', {}, t('hm.table').replace('{b}', panel.b).replace('{h}', panel.h).replace('{n}', formatCount(panel.rows * panel.cols))), table);
+  }
+
+  #fileName(ext) {
+    return `mha-lens-${this.stepId}-b${this.batch}-h${this.head}.${ext}`;
+  }
+
+  /** The selected heatmap as a standalone SVG document (with its title, labels and range). */
+  exportSvg() {
+    const figure = this.#root.querySelector(`figure.panel[data-b="${this.batch}"][data-h="${this.head}"]`) ?? this.#root.querySelector('figure.panel');
+    const source = figure.querySelector('svg');
+    const [, , width, height] = source.getAttribute('viewBox').split(' ').map(Number);
+    const copy = source.cloneNode(true);
+    copy.removeAttribute('aria-hidden');
+    copy.querySelectorAll('[visibility="hidden"]').forEach((node) => node.remove());
+    copy.querySelectorAll('[fill="currentColor"]').forEach((node) => node.setAttribute('fill', '#1d1f24'));
+    const t = tr(langOf(this));
+    const title = `${t(`step.${this.stepId}`)} · b=${figure.dataset.b} · ${t('hm.head').replace('{h}', figure.dataset.h)}`;
+    const doc = svg('svg', { width: width * 2, height: (height + 24) * 2, viewBox: `0 -24 ${width} ${height + 24}` },
+      svg('rect', { x: 0, y: -24, width, height: height + 24, fill: '#ffffff' }),
+      svg('text', { x: 4, y: -8, 'font-size': 12, fill: '#1d1f24', 'font-family': 'sans-serif' }, title),
+      copy);
+    copy.setAttribute('width', width);
+    copy.setAttribute('height', height);
+    return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(doc)}`;
+  }
+
+  /** The selected heatmap as a PNG (the SVG drawn on a canvas). */
+  async exportPng() {
+    const text = this.exportSvg();
+    const url = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
+    try {
+      const image = new Image();
+      image.src = url;
+      await image.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = image.naturalWidth;
+      canvas.height = image.naturalHeight;
+      canvas.getContext('2d').drawImage(image, 0, 0);
+      return await new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
+    } finally {
+      URL.revokeObjectURL(url);
+    }
+  }
+}

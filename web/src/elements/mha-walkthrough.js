@@ -1,0 +1,319 @@
+// <mha-walkthrough>: the stepper. Each step shows its title, formula (KaTeX, MathML output),
+// the formula with this config's numbers, the shape as axis chips, three answers read from the
+// snapshot, a picture of the tensor that animates one kind of change at a time, and its memory
+// layout. Data comes in as the `run` property (a Run from the engine); `step`, `from`, `to` and
+// `lang` are attributes. Fires a bubbling `mha-step` event when the step changes.
+import { formatCount, shapeText } from '../format.js';
+import { scaleFor } from '../colors.js';
+import { cellSources, changeKind, inputOf, pictureLayout } from '../tensor-picture.js';
+import { formulaLatex, memoryLayout, stepAnswers } from '../walkthrough-text.js';
+import { renderMath } from '../math.js';
+import { axisChip, baseStyles, el, langOf, reducedMotion, sheet, svg, tr } from './shared.js';
+
+const UNIT = 10; // SVG units per cell in the tensor picture
+const MAX_PICTURE_CELLS = 4096; // more cells than this would be unreadable and slow to animate
+const ANIMATION_MS = 700;
+const PLAY_INTERVAL_MS = 1800;
+
+const STYLES = sheet(`
+.wt { display: grid; grid-template-columns: minmax(11em, 16em) minmax(0, 1fr); gap: 1em; }
+.wt > * { min-width: 0; }
+.steps ol { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 2px; }
+.steps button { width: 100%; text-align: left; display: flex; justify-content: space-between; gap: 0.5em; border-radius: 4px; padding: 0.2em 0.5em; min-height: 2em; }
+.steps .shape { font-size: 0.8em; opacity: 0.85; white-space: nowrap; }
+.toolbar { display: flex; flex-wrap: wrap; gap: 0.4em; align-items: center; }
+.toolbar .position { margin-left: auto; color: var(--muted); }
+h3 { margin: 0.4em 0 0.2em; font-size: 1.2em; }
+.formula { font-size: 1.15em; overflow-x: auto; }
+.numbers { overflow-x: auto; white-space: nowrap; margin: 0.2em 0; }
+dl.answers { display: grid; grid-template-columns: auto 1fr; gap: 0.2em 0.8em; margin: 0.6em 0; }
+dl.answers dt { font-weight: 600; }
+dl.answers dd { margin: 0; }
+figure { margin: 0.6em 0; }
+figure svg { width: 100%; height: auto; max-height: 60vh; display: block; }
+figcaption { font-size: 0.9em; color: var(--muted); }
+.layout table { font-size: 0.9em; }
+.layout { overflow-x: auto; }
+@container (max-width: 640px) {
+  .wt { grid-template-columns: minmax(0, 1fr); }
+  .steps ol { flex-direction: row; overflow-x: auto; padding-bottom: 0.3em; }
+  .steps li { flex: none; }
+  .steps button { flex-direction: column; gap: 0; }
+}
+`);
+
+export class MhaWalkthroughElement extends HTMLElement {
+  static get observedAttributes() { return ['step', 'from', 'to', 'lang']; }
+
+  #run = null;
+  #tokens = null;
+  #index = 0;
+  #shownId = null;
+  #timer = null;
+  #root;
+  #onKey = (event) => this.#handleKey(event);
+
+  constructor() {
+    super();
+    this.#root = this.attachShadow({ mode: 'open' });
+    this.#root.adoptedStyleSheets = [baseStyles(), STYLES];
+  }
+
+  connectedCallback() {
+    this.addEventListener('keydown', this.#onKey);
+    this.#render();
+  }
+
+  disconnectedCallback() {
+    this.removeEventListener('keydown', this.#onKey);
+    this.pause();
+  }
+
+  attributeChangedCallback(name, oldValue, newValue) {
+    if (oldValue === newValue) return;
+    if (name === 'step' && this.#run) this.#goTo(this.#visibleSteps().findIndex((s) => s.id === newValue), { animate: true, emit: false });
+    else this.#render();
+  }
+
+  /** The Run whose snapshots this stepper shows. */
+  get run() { return this.#run; }
+  set run(run) {
+    const current = this.stepId;
+    this.#run = run;
+    const steps = this.#visibleSteps();
+    const keep = steps.findIndex((s) => s.id === (current ?? this.getAttribute('step')));
+    this.#index = keep >= 0 ? keep : 0;
+    this.#shownId = null; // new numbers: redraw the picture without animating from the old run
+    this.#render();
+  }
+
+  /** Token labels (query positions) for captions. */
+  get tokens() { return this.#tokens; }
+  set tokens(tokens) { this.#tokens = tokens; this.#render(); }
+
+  /** The id of the step on screen. */
+  get stepId() { return this.#visibleSteps()[this.#index]?.id ?? null; }
+  set stepId(id) { this.#goTo(this.#visibleSteps().findIndex((s) => s.id === id), { animate: false, emit: false }); }
+
+  next() { this.#goTo(this.#index + 1, { animate: true, emit: true }); }
+  prev() { this.#goTo(this.#index - 1, { animate: false, emit: true }); }
+
+  play() {
+    if (this.#timer) return;
+    if (this.#index >= this.#visibleSteps().length - 1) this.#goTo(0, { animate: false, emit: true });
+    this.#timer = setInterval(() => {
+      if (this.#index >= this.#visibleSteps().length - 1) this.pause();
+      else this.next();
+    }, PLAY_INTERVAL_MS);
+    this.#renderToolbar();
+  }
+
+  pause() {
+    clearInterval(this.#timer);
+    this.#timer = null;
+    if (this.#run) this.#renderToolbar();
+  }
+
+  #visibleSteps() {
+    if (!this.#run) return [];
+    const steps = this.#run.steps;
+    const pinned = this.hasAttribute('step') && this.hasAttribute('pinned');
+    if (pinned) return steps.filter((s) => s.id === this.getAttribute('step'));
+    const from = steps.findIndex((s) => s.id === this.getAttribute('from'));
+    const to = steps.findIndex((s) => s.id === this.getAttribute('to'));
+    return steps.slice(from >= 0 ? from : 0, to >= 0 ? to + 1 : steps.length);
+  }
+
+  #goTo(index, { animate, emit }) {
+    const steps = this.#visibleSteps();
+    if (index < 0 || index >= steps.length || index === this.#index) return;
+    this.#index = index;
+    this.#renderDetail(animate);
+    this.#updateList();
+    if (emit) this.dispatchEvent(new CustomEvent('mha-step', { bubbles: true, composed: true, detail: { step: steps[index].id, index } }));
+  }
+
+  #handleKey(event) {
+    const target = event.composedPath()[0];
+    if (target instanceof HTMLElement && target.matches('input, select, textarea')) return;
+    const inList = target instanceof HTMLElement && target.closest('.steps');
+    const back = event.key === 'ArrowLeft' || (inList && event.key === 'ArrowUp');
+    const forward = event.key === 'ArrowRight' || (inList && event.key === 'ArrowDown');
+    if (!back && !forward) return;
+    event.preventDefault();
+    if (back) this.prev(); else this.next();
+    if (inList) this.#root.querySelector(`.steps button[data-id="${this.stepId}"]`)?.focus();
+  }
+
+  #render() {
+    if (!this.isConnected) return;
+    const lang = langOf(this);
+    const t = tr(lang);
+    if (!this.#run) {
+      this.#root.replaceChildren(el('p', { class: 'note' }, t('page.loading')));
+      return;
+    }
+    const steps = this.#visibleSteps();
+    const list = el('ol', {}, steps.map((step, i) => el('li', {}, el('button', { type: 'button', 'data-id': step.id, 'aria-current': i === this.#index ? 'step' : null },
+      el('span', {}, `${i + 1}. ${t(`step.${step.id}`)}`), el('span', { class: 'shape mono' }, shapeText(step.shape))))));
+    list.addEventListener('click', (event) => {
+      const button = event.target.closest('button[data-id]');
+      if (button) this.#goTo(steps.findIndex((s) => s.id === button.dataset.id), { animate: true, emit: true });
+    });
+    const nav = el('nav', { class: 'steps', 'aria-label': t('wt.steps') }, list);
+    const detail = el('div', { class: 'detail' },
+      el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': t('wt.controls') }),
+      el('div', { class: 'body', 'aria-live': 'polite' }));
+    this.#root.replaceChildren(el('section', { class: 'wt', 'aria-label': t('wt.label') }, nav, detail));
+    if (steps.length <= 1) nav.hidden = true;
+    this.#shownId = null;
+    this.#renderDetail(false);
+  }
+
+  #updateList() {
+    this.#root.querySelectorAll('.steps button').forEach((button, i) => {
+      if (i === this.#index) {
+        button.setAttribute('aria-current', 'step');
+        button.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+      } else {
+        button.removeAttribute('aria-current');
+      }
+    });
+  }
+
+  #renderToolbar() {
+    const toolbar = this.#root.querySelector('.toolbar');
+    if (!toolbar) return;
+    const t = tr(langOf(this));
+    const steps = this.#visibleSteps();
+    const button = (action, text, label, extra = {}) => {
+      const b = el('button', { type: 'button', 'data-action': action, 'aria-label': label, ...extra }, text);
+      b.addEventListener('click', () => this[action]());
+      return b;
+    };
+    const playing = Boolean(this.#timer);
+    toolbar.replaceChildren(
+      button('prev', `◀ ${t('wt.prev')}`, t('wt.prev'), { disabled: this.#index === 0 }),
+      button(playing ? 'pause' : 'play', playing ? `⏸ ${t('wt.pause')}` : `▶ ${t('wt.play')}`, playing ? t('wt.pause') : t('wt.play'), { 'aria-pressed': String(playing) }),
+      button('next', `${t('wt.next')} ▶`, t('wt.next'), { disabled: this.#index >= steps.length - 1 }),
+      el('span', { class: 'position' }, t('wt.position').replace('{n}', this.#index + 1).replace('{m}', steps.length)));
+    if (steps.length <= 1) toolbar.hidden = true;
+  }
+
+  #renderDetail(animate) {
+    const body = this.#root.querySelector('.body');
+    if (!body) return;
+    this.#renderToolbar();
+    const lang = langOf(this);
+    const t = tr(lang);
+    const steps = this.#run.steps;
+    const step = this.#visibleSteps()[this.#index];
+    const answers = stepAnswers(step, steps);
+    const yesNo = (value) => (value ? t('cli.yes') : t('cli.no'));
+    const formula = el('div', { class: 'formula', 'aria-label': step.formula });
+    renderMath(formula, formulaLatex(step.id, this.#run.summary));
+    const countText = answers.countBefore === null
+      ? t('wt.countFirst').replace('{n}', formatCount(step.numel))
+      : `${yesNo(answers.changesCount)} — ${formatCount(answers.countBefore)} → ${formatCount(answers.countAfter)}`;
+    const axesAnswer = el('span', {}, axisChip(answers.rowAxis, step.shape.at(-2), lang), ` ${t('wt.rows')}: ${t(`axis.${answers.rowAxis}`)}; `,
+      axisChip(answers.colAxis, step.shape.at(-1), lang), ` ${t('wt.cols')}: ${t(`axis.${answers.colAxis}`)}`);
+    body.replaceChildren(
+      el('h3', { 'data-step': step.id }, `${this.#index + 1}. ${t(`step.${step.id}`)}`),
+      formula,
+      el('p', { class: 'numbers' }, el('code', { class: 'shape-formula' }, step.shapeFormula)),
+      el('p', { class: 'shape' }, `${t('cli.shape')}: `, el('code', { class: 'shape-text' }, shapeText(step.shape)), ' ', el('span', { class: 'chips' }, step.axes.map((axis, i) => axisChip(axis, step.shape[i], lang)))),
+      el('dl', { class: 'answers' },
+        el('dt', {}, t('wt.qValues')), el('dd', { 'data-answer': 'values' }, `${yesNo(answers.changesValues)} — ${t(answers.valuesKey)}`),
+        el('dt', {}, t('wt.qCount')), el('dd', { 'data-answer': 'count' }, countText),
+        el('dt', {}, t('wt.qAxes')), el('dd', { 'data-answer': 'axes' }, axesAnswer)),
+      this.#picture(step, animate),
+      this.#layoutTable(step, t));
+    this.#shownId = step.id;
+  }
+
+  #layoutTable(step, t) {
+    const layout = memoryLayout(step);
+    return el('details', { class: 'layout' },
+      el('summary', {}, `${t('wt.memory')}: ${step.contiguous ? t('cli.contiguous') : t('cli.view')}`),
+      el('table', {},
+        el('tr', {}, el('th', { scope: 'row' }, t('cli.axes')), step.axes.map((a) => el('td', {}, a))),
+        el('tr', {}, el('th', { scope: 'row' }, t('cli.shape')), step.shape.map((s) => el('td', {}, s))),
+        el('tr', { 'data-row': 'strides' }, el('th', { scope: 'row' }, t('cli.strides')), layout.strides.map((s) => el('td', {}, s))),
+        el('tr', {}, el('th', { scope: 'row' }, t('wt.rowMajor')), layout.rowMajor.map((s) => el('td', {}, s)))),
+      el('p', { class: 'note' }, t(layout.note)));
+  }
+
+  #picture(step, animate) {
+    const t = tr(langOf(this));
+    const figure = el('figure', { class: 'picture' });
+    if (step.numel > MAX_PICTURE_CELLS) {
+      figure.append(el('p', { class: 'note' }, t('wt.tooBig').replace('{n}', formatCount(step.numel))));
+      return figure;
+    }
+    const layout = pictureLayout(step.shape, step.axes);
+    const scale = scaleFor(step);
+    const pad = 14;
+    const width = layout.width * UNIT + 2 * pad;
+    const height = layout.height * UNIT + pad + 4;
+    const picture = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': t('wt.pictureLabel').replace('{step}', t(`step.${step.id}`)).replace('{shape}', shapeText(step.shape)) },
+      svg('defs', {}, svg('pattern', { id: 'wt-hatch', width: 4, height: 4, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
+        svg('rect', { width: 4, height: 4, fill: '#e8e8e8' }), svg('line', { x1: 0, y1: 0, x2: 0, y2: 4, stroke: '#555', 'stroke-width': 1.5 }))));
+    const [B] = step.shape;
+    for (let b = 0; b < B; b++) {
+      const x = pad + b * (layout.blockWidth + 2) * UNIT;
+      picture.append(svg('text', { x, y: pad - 4, 'font-size': 7, fill: 'currentColor' }, `b=${b}`));
+    }
+    for (const group of layout.groups) {
+      if (group.b === 0) picture.append(svg('text', { x: 1, y: pad + group.y * UNIT + 6, 'font-size': 5, fill: 'currentColor' }, `${group.axis === 'Hkv' ? 'kv' : 'h'}${group.head}`));
+    }
+    const cells = svg('g', { transform: `translate(${pad} ${pad})` });
+    const rects = new Array(step.numel);
+    for (let i = 0; i < step.numel; i++) {
+      const value = step.data[i];
+      const rect = svg('rect', { x: layout.x[i] * UNIT + 0.5, y: layout.y[i] * UNIT + 0.5, width: UNIT - 1, height: UNIT - 1,
+        fill: value === -Infinity ? 'url(#wt-hatch)' : scale.color(value) });
+      rects[i] = rect;
+      cells.append(rect);
+    }
+    picture.append(cells);
+    // Cells about as big as a chip, never wider than the column: small tensors stay small.
+    picture.style.maxWidth = `${Math.round(width * 2.6)}px`;
+    figure.append(picture, el('figcaption', {}, t(`kind.${changeKind(this.#inputStep(step), step)}`)));
+    if (animate && !reducedMotion()) this.#animate(step, rects, layout);
+    return figure;
+  }
+
+  #inputStep(step) {
+    const id = inputOf(step, this.#run.steps.map((s) => s.id));
+    return id ? this.#run.steps.find((s) => s.id === id) : null;
+  }
+
+  // The step's own change, from its input to it: positions for moves and regroupings, colours
+  // for value changes, a fade for a tensor of new values.
+  #animate(step, rects, layout) {
+    const input = this.#inputStep(step);
+    const kind = changeKind(input, step);
+    const timing = { duration: ANIMATION_MS, easing: 'ease-in-out' };
+    if (kind === 'appear') {
+      for (const rect of rects) rect.animate([{ opacity: 0 }, { opacity: 1 }], timing);
+      return;
+    }
+    const sources = cellSources(input, step);
+    const from = pictureLayout(input.shape, input.axes);
+    const inputScale = scaleFor(input);
+    for (let i = 0; i < rects.length; i++) {
+      const source = sources[i];
+      if (source < 0) continue;
+      if (kind === 'recolor') {
+        const before = input.data[source];
+        if (before === -Infinity || step.data[i] === -Infinity) continue;
+        rects[i].animate([{ fill: inputScale.color(before) }, { fill: rects[i].getAttribute('fill') }], timing);
+      } else {
+        const dx = (from.x[source] - layout.x[i]) * UNIT;
+        const dy = (from.y[source] - layout.y[i]) * UNIT;
+        if (dx !== 0 || dy !== 0) rects[i].animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: 'translate(0px, 0px)' }], timing);
+      }
+    }
+  }
+}
+

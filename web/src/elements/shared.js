@@ -1,0 +1,132 @@
+// What the mha-lens elements share: one engine per page (loaded lazily, once), the translator,
+// a tiny DOM builder that only ever sets text (token text is never parsed as HTML), the base
+// stylesheet (constructable, so it works under a strict style-src CSP) and the axis chips.
+import { createEngine } from '../engine.js';
+import { translator } from '../i18n.js';
+import { axisColors } from '../colors.js';
+
+let enginePromise = null;
+
+/** The page's one engine; the .wasm is fetched when the first element asks for it. */
+export function getEngine(options) {
+  enginePromise ??= createEngine(options);
+  return enginePromise;
+}
+
+/** 'zh' or 'en' for an element: its lang attribute, else the document's. */
+export function langOf(element) {
+  const lang = element.getAttribute('lang') || element.closest?.('[lang]')?.getAttribute('lang') || document.documentElement.lang || 'en';
+  return lang.toLowerCase().startsWith('zh') ? 'zh' : 'en';
+}
+
+export const tr = (lang) => translator(lang);
+
+/** el('button', { class: 'x', 'aria-label': '…' }, 'text', child): children are text or nodes. */
+export function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    node.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+export function svg(tag, attributes = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value !== null && value !== undefined) node.setAttribute(name, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child !== null && child !== undefined) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** An axis chip: "T=4" with the axis's stable colour; a merged axis ("H·D") shows both colours. */
+export function axisChip(name, size, lang) {
+  const t = tr(lang);
+  const chip = el('span', { class: 'chip', title: t(`axis.${name}`) }, el('span', { class: 'chip-name' }, name), size === undefined ? null : el('span', { class: 'chip-size' }, `=${size}`));
+  const [first, second] = axisColors(name);
+  chip.style.setProperty('--axis', first);
+  chip.style.setProperty('--axis2', second ?? first);
+  return chip;
+}
+
+let baseSheet = null;
+
+/** The stylesheet every element adopts; themeable through --mha-* custom properties. */
+export function baseStyles() {
+  if (baseSheet) return baseSheet;
+  baseSheet = new CSSStyleSheet();
+  baseSheet.replaceSync(`
+:host {
+  --fg: var(--mha-fg, #1d1f24);
+  --muted: var(--mha-muted, #5b6170);
+  --bg: var(--mha-bg, #ffffff);
+  --panel: var(--mha-panel, #f5f6f8);
+  --line: var(--mha-line, #d5d8de);
+  --accent: var(--mha-accent, #0b5cad);
+  --error: var(--mha-error, #b00020);
+  --ok: var(--mha-ok, #1b7a3d);
+  --focus: var(--mha-focus, #e0a100);
+  display: block;
+  color: var(--fg);
+  font: var(--mha-font-size, 15px)/1.5 var(--mha-font, system-ui, -apple-system, "Segoe UI", "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", sans-serif);
+  container-type: inline-size;
+}
+:host([hidden]) { display: none; }
+* { box-sizing: border-box; }
+button, select, input, summary { font: inherit; color: inherit; }
+button {
+  background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 0.3em 0.7em;
+  cursor: pointer; min-height: 2.2em;
+}
+button:hover { border-color: var(--accent); }
+button[aria-pressed="true"], button[aria-current="step"] { background: var(--accent); color: #fff; border-color: var(--accent); }
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+code, .mono { font-family: var(--mha-mono, ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace); font-size: 0.92em; }
+.chip {
+  display: inline-flex; align-items: baseline; gap: 0.1em; padding: 0 0.45em; margin: 0.1em 0.15em 0.1em 0;
+  border-radius: 999px; border: 2px solid var(--axis); border-right-color: var(--axis2); border-bottom-color: var(--axis2);
+  background: color-mix(in srgb, var(--axis) 14%, var(--bg)); font-weight: 600; white-space: nowrap;
+}
+.chip-size { font-weight: 400; }
+.muted { color: var(--muted); }
+.error { color: var(--error); margin: 0.2em 0 0; font-size: 0.9em; }
+.error:empty { display: none; }
+.note { color: var(--muted); font-size: 0.9em; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+table { border-collapse: collapse; }
+th, td { border: 1px solid var(--line); padding: 0.15em 0.4em; text-align: right; }
+th { background: var(--panel); font-weight: 600; }
+`);
+  return baseSheet;
+}
+
+/** A stylesheet from text, built once per element class. */
+export function sheet(text) {
+  const s = new CSSStyleSheet();
+  s.replaceSync(text);
+  return s;
+}
+
+/** True if the reader asked for less motion: steps then change without animation. */
+export const reducedMotion = () => typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
+
+/** Starts a file download of `blob` named `name`. */
+export function download(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}

@@ -1,0 +1,73 @@
+// Geometry of the attention heatmaps: which (batch, head) panels a step has, where each cell and
+// token label goes, and which cell a point is over. No DOM: tests/js/heatmap-layout.test.js.
+
+/** Steps that hold a [B, H, Tq, Tk] score or weight tensor and can be drawn as heatmaps. */
+export const HEATMAP_STEPS = ['scores', 'scaled', 'masked', 'weights'];
+
+/**
+ * One panel per (batch, head) of a [B, H, Tq, Tk] step, in row-major order, with the K/V head it
+ * reads (GQA/MQA: H/Hkv query heads share one) and where its values start in `step.data`.
+ */
+export function heatmapPanels(step, Hkv) {
+  const [B, H, Tq, Tk] = step.shape;
+  const group = H / (Hkv || H);
+  const panels = [];
+  for (let b = 0; b < B; b++) {
+    for (let h = 0; h < H; h++) {
+      panels.push({ b, h, kvHead: Math.floor(h / group), offset: (b * H + h) * Tq * Tk, rows: Tq, cols: Tk });
+    }
+  }
+  return panels;
+}
+
+/** A token label short enough for an axis: long words are cut with an ellipsis. */
+export function shortLabel(token, max = 6) {
+  const chars = [...token];
+  return chars.length <= max ? token : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+// Width of a label in em: CJK characters are about twice as wide as Latin ones.
+const labelEm = (text) => [...text].reduce((sum, ch) => sum + (/[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? 1 : 0.6), 0);
+
+/**
+ * Geometry of one heatmap in SVG user units: a `cell`-sized square per (query, key), query token
+ * labels left of the rows, key token labels above the columns (rotated when long).
+ */
+export function heatmapGeometry({ rows, cols, rowLabels, colLabels, cell = 24, font = 11 }) {
+  const rowText = rowLabels.map((label) => shortLabel(label));
+  const colText = colLabels.map((label) => shortLabel(label));
+  const left = Math.ceil(Math.max(1, ...rowText.map(labelEm)) * font + 8);
+  const widestCol = Math.max(1, ...colText.map(labelEm)) * font;
+  // Column labels that do not fit over their cell are drawn at −60° so they never overlap.
+  const rotate = widestCol > cell - 2;
+  const top = Math.ceil(rotate ? widestCol * 0.87 + 10 : font + 8);
+  return {
+    rows, cols, cell, font, left, top, rotate, rowText, colText,
+    // A rotated label leans right, past the last column.
+    width: left + cols * cell + (rotate ? Math.ceil(widestCol * 0.5) : 2),
+    height: top + rows * cell + 2,
+    cellX: (c) => left + c * cell,
+    cellY: (r) => top + r * cell,
+  };
+}
+
+/** The cell at (x, y) in the geometry's units, or null outside the grid. */
+export function hitCell(geometry, x, y) {
+  const c = Math.floor((x - geometry.left) / geometry.cell);
+  const r = Math.floor((y - geometry.top) / geometry.cell);
+  if (x < geometry.left || y < geometry.top || r < 0 || c < 0 || r >= geometry.rows || c >= geometry.cols) return null;
+  return { r, c };
+}
+
+/** Token labels for the key axis: the query tokens for self-attention, s0… for a separate source. */
+export function keyLabels(tokens, Tk, cross) {
+  if (!cross && tokens.length === Tk) return tokens;
+  return Array.from({ length: Tk }, (_, i) => `s${i}`);
+}
+
+/** The (row, column) a keyboard arrow moves to, kept inside the grid. */
+export function moveCell({ r, c }, key, rows, cols) {
+  const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1], Home: [0, -cols], End: [0, cols] };
+  const [dr, dc] = moves[key] ?? [0, 0];
+  return { r: Math.min(rows - 1, Math.max(0, r + dr)), c: Math.min(cols - 1, Math.max(0, c + dc)) };
+}
