@@ -32,7 +32,8 @@ set +e
   -artifact_prefix=./ corpus ../../tests/fuzz/corpus 2>&1 | tee fuzz.log
 set -e
 findings=$(ls crash-* timeout-* oom-* leak-* 2>/dev/null || true)
-echo "fuzz: $(grep -o 'exec/s: [0-9]*' fuzz.log | tail -1); last stats: $(grep -E '^#[0-9]+: ' fuzz.log | tail -1)"
+# The last status line of fork mode: "#<executions>: cov: ... corp: ... exec/s ... oom/timeout/crash: ...".
+echo "fuzz: ${seconds} s, at the end: $(grep -E '^#[0-9]+: ' fuzz.log | tail -1)"
 if [ -n "$findings" ]; then
   echo "fuzz: findings in $out: $findings (replay one: $out/fuzz_config $out/<file>)"
   exit 1

@@ -3,11 +3,16 @@
 # Used by `npm start` and `npm test` (through scripts/build.sh), and safe to run again.
 #   scripts/setup.sh            toolchain for building and testing (emscripten, xtensor, doctest, chromium)
 #   scripts/setup.sh --fixtures also python3-torch, for scripts/make_fixtures.py
+#   scripts/setup.sh --fuzz     also clang and libclang-rt-14-dev (libFuzzer), for scripts/fuzz.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_fixtures=0
-[ "${1:-}" = "--fixtures" ] && want_fixtures=1
+want_fuzz=0
+for arg in "$@"; do
+  [ "$arg" = "--fixtures" ] && want_fixtures=1
+  [ "$arg" = "--fuzz" ] && want_fuzz=1
+done
 
 # Debian package -> a file it installs, so the check costs no dpkg query per package.
 declare -A probe=(
@@ -24,6 +29,10 @@ declare -A probe=(
   [nlohmann-json3-dev]=/usr/include/nlohmann/json.hpp
 )
 [ $want_fixtures = 1 ] && probe[python3-torch]=/usr/lib/python3/dist-packages/torch/__init__.py
+if [ $want_fuzz = 1 ]; then
+  probe[clang]=/usr/bin/clang++
+  probe[libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
+fi
 
 missing=()
 for pkg in "${!probe[@]}"; do

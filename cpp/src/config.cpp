@@ -237,7 +237,7 @@ Dims validate(const Config& c) {
         throw MhaError(ErrorCode::memory_cap, "memoryCap",
                        "This config needs " + format_bytes(needed) + " for its tensors, more than this build of the "
                            "engine can address (" + format_bytes(static_cast<double>(SIZE_MAX)) +
-                           "). Lower B, T, Tk or H.");
+                           "). Lower B, T, Tk or H: raising memoryCap cannot help.");
     if (c.snapshots && needed > cap)
         throw MhaError(ErrorCode::memory_cap, "memoryCap",
                        "This config needs " + format_bytes(needed) + " for its snapshots, above the memory cap of " +

@@ -101,7 +101,7 @@ Weights parse_weights(const json& value) {
             }
         if (!found)
             throw MhaError(ErrorCode::unknown_key, "weights." + item.key(),
-                           "weights has an unknown key \"" + item.key() + "\": it takes Wq, Wk, Wv, Wo, bq, bk, bv and bo.");
+                           "Unknown key weights." + item.key() + ": weights takes Wq, Wk, Wv, Wo, bq, bk, bv and bo.");
     }
     return w;
 }

@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// The large leak check of issue 6: 100,000 mixed runs (tests/js/leak_workload.js) through one
+// engine; the wasm memory size and the count of live Embind handles must be the same at the end as
+// after the first 1,000. Not part of `npm test` (minutes); tests/js/leaks.test.js runs 3,000 there.
+//   node scripts/leak_check.js [runs]      (after scripts/build.sh)
+import { createEngine } from '../web/src/engine.js';
+import { mixedRun } from '../tests/js/leak_workload.js';
+
+const runs = Number(process.argv[2] ?? 100000);
+const SETTLE = 1000;
+const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(2)} MiB (${bytes} bytes)`;
+
+const engine = await createEngine();
+const outcomes = { ok: 0, error: 0 };
+const start = performance.now();
+let settled = null;
+for (let i = 0; i < runs; i++) {
+  outcomes[mixedRun(engine, i)]++;
+  if (i + 1 === SETTLE) {
+    settled = { memoryBytes: engine.memoryBytes, liveHandles: engine.liveHandles };
+    console.log(`after ${SETTLE} runs: wasm memory ${mib(settled.memoryBytes)}, live Embind handles ${settled.liveHandles}`);
+  }
+  if ((i + 1) % 10000 === 0) console.log(`  ${i + 1} runs: wasm memory ${mib(engine.memoryBytes)}, live handles ${engine.liveHandles}`);
+}
+const seconds = (performance.now() - start) / 1000;
+const end = { memoryBytes: engine.memoryBytes, liveHandles: engine.liveHandles };
+console.log(`after ${runs} runs: wasm memory ${mib(end.memoryBytes)}, live Embind handles ${end.liveHandles}`);
+console.log(`${outcomes.ok} successes, ${outcomes.error} errors, ${seconds.toFixed(0)} s`);
+if (!settled || end.memoryBytes !== settled.memoryBytes || end.liveHandles !== settled.liveHandles) {
+  console.error('leak_check: FAILED, memory or handles changed after the first 1,000 runs');
+  process.exit(1);
+}
+console.log('leak_check: no growth');

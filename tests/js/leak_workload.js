@@ -1,0 +1,60 @@
+// The mixed workload of the leak checks (tests/js/leaks.test.js, scripts/leak_check.js): run i of
+// a fixed cycle of sizes, features, successes and errors, through one engine. The largest run
+// comes every 500 runs, so the wasm heap reaches its high-water mark within the first 1,000 runs;
+// after that, neither the memory size nor the count of live Embind handles may change.
+import { MhaError } from '../../web/src/engine.js';
+
+const SIZES = [
+  { B: 1, T: 3, C: 8, H: 2 },
+  { B: 2, T: 16, C: 32, H: 4, Hkv: 2, mask: 'causal' },
+  { B: 3, T: 5, Tk: 9, C: 24, H: 6, Hkv: 1, keyLengths: [9, 0, 4] },
+  { B: 2, T: 24, C: 32, H: 8, mask: 'causal', keyLengths: [24, 7] },
+  { B: 1, T: 1, C: 1, H: 1 },
+  { B: 2, T: 7, Tk: 7, C: 12, H: 3, bias: false },
+];
+
+const ERRORS = [
+  { B: 2, T: 4, C: 10, H: 4 },                         // not divisible
+  { B: 2, T: 4, C: 8, H: 2, keyLengths: [4] },          // keyLengths count
+  { B: 1, T: 2, C: 2, H: 1, x: [1, 2, NaN, 4] },        // NaN in a tensor
+  { B: 1, T: 2, C: 2, H: 1, x: [1e30, 1, 1, 1] },       // would overflow float32
+  { B: 1, T: 4096, C: 768, H: 12 },                     // above the memory cap
+  { B: 65536, T: 65536, C: 1, H: 1, snapshots: false, memoryCap: 9e15 },  // wraps 32 bits
+  { B: 2, T: 4, C: 8, H: 2, heads: 2 },                 // unknown key
+  { B: '2', T: 4, C: 8, H: 2 },                         // wrong type
+  null,                                                  // not an object (refused in JS)
+];
+
+const torch = (C, bias) => ({
+  in_proj_weight: new Float32Array(3 * C * C).fill(0.1),
+  out_proj_weight: new Float32Array(C * C).fill(0.2),
+  ...(bias ? { in_proj_bias: new Float32Array(3 * C), out_proj_bias: new Float32Array(C) } : {}),
+});
+
+/** Run number i; returns 'ok' or 'error'. Throws only if the engine breaks a promise. */
+export function mixedRun(engine, i) {
+  const kind = i % 10;
+  try {
+    if (kind < 6) {
+      // Once in 500 runs one large enough to grow the heap past its initial 16 MiB.
+      const size = i % 500 === 4 ? { B: 4, T: 128, C: 64, H: 8, mask: 'causal' } : SIZES[(i >> 1) % SIZES.length];
+      const config = { ...size, seed: i >>> 0 };
+      if (kind === 1) config.snapshots = false;
+      if (kind === 2) config.x = new Float32Array(config.B * config.T * config.C).fill((i % 7) / 7);
+      const run = engine.run(config);
+      if (!(run.output.length === config.B * config.T * config.C)) throw new Error(`run ${i}: wrong output length`);
+      if (kind === 3) run.step('no_such_step');  // an error from a result, after a success
+      return 'ok';
+    }
+    if (kind === 6) {
+      engine.fromTorch(torch(1 + (i % 5), i % 2 === 0));
+      return 'ok';
+    }
+    if (kind === 7) engine.fromTorch({ ...torch(3, true), out_proj_bias: undefined });
+    else engine.run(ERRORS[(i >> 1) % ERRORS.length]);
+  } catch (error) {
+    if (!(error instanceof MhaError) || !error.field) throw new Error(`run ${i}: ${error}`);
+    return 'error';
+  }
+  throw new Error(`run ${i}: an invalid config was accepted`);
+}
