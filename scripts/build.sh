@@ -19,3 +19,8 @@ cmake --build build/wasm -j"$jobs"
 # KaTeX for the docs page's formulas, bundled from node_modules: the page loads nothing from a CDN.
 node_modules/.bin/esbuild node_modules/katex/dist/katex.mjs --bundle --format=esm --minify \
   --log-level=warning --outfile=web/dist/katex.mjs
+
+# The embeddable widgets as one ES module next to the .wasm it loads (web/dist/mha-lens.js).
+# node:* imports are Node-only branches of the JS API that a browser never reaches.
+node_modules/.bin/esbuild web/src/mha-lens.js --bundle --format=esm --minify --platform=browser \
+  --external:'node:*' --log-level=warning --outfile=web/dist/mha-lens.js

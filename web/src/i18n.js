@@ -115,6 +115,7 @@ export function translator(lang) {
 // by the page; both languages use the same ones.
 Object.assign(STRINGS.en, {
   'page.title': 'mha-lens · multi-head attention, shape by shape',
+  'unit.bytes': 'bytes',
   'page.heading': 'mha-lens',
   'page.tagline': 'Multi-head attention, shape by shape: a real forward pass computed in your browser (C++/xtensor compiled to WebAssembly).',
   'page.intro': 'Change the sizes, type your own tokens, then step through the walkthrough: every shape, formula and number below comes from the engine\'s snapshots of this very run.',
@@ -292,6 +293,7 @@ Object.assign(STRINGS.en, {
 
 Object.assign(STRINGS.zh, {
   'page.title': 'mha-lens · 逐个形状看懂多头注意力',
+  'unit.bytes': '字节',
   'page.heading': 'mha-lens',
   'page.tagline': '逐个形状看懂多头注意力：在你的浏览器里运行一次真实的前向计算（C++/xtensor 编译为 WebAssembly）。',
   'page.intro': '修改各个尺寸，输入你自己的词元，然后逐步浏览：下面每个形状、公式和数值都来自引擎对这次运行的快照。',

@@ -3,11 +3,13 @@
 // the columns. Masked cells are hatched (and read "−∞" or "masked"), so colour is never the only
 // signal; heads that share a K/V head (GQA/MQA) sit in one labelled box. Exact values on hover
 // and on keyboard focus (arrow keys inside a focused heatmap), and as a table. Data comes in as
-// the `run` property; `step`, `batch`, `head` and `lang` are attributes. Fires `mha-select`.
+// the `run` property, the element's own config (attributes b, t, c, h, … or `config`), or another
+// element named by `for` (then a heatmap step chosen there is shown here too); `step`, `batch`,
+// `head` (one head only, when set), `pinned` and `lang` are attributes. Fires `mha-select`.
 import { formatCount, formatValue } from '../format.js';
 import { scaleFor, viridis, diverging } from '../colors.js';
 import { HEATMAP_STEPS, heatmapGeometry, heatmapPanels, hitCell, keyLabels, moveCell } from '../heatmap-layout.js';
-import { baseStyles, download, el, langOf, sheet, svg, tr } from './shared.js';
+import { RunSource, SOURCE_ATTRIBUTES, baseStyles, download, el, langOf, sheet, svg, tr } from './shared.js';
 
 const MAX_CELLS = 16384; // beyond this only the selected batch (then head) is drawn
 
@@ -19,9 +21,10 @@ const STYLES = sheet(`
 .batch { margin: 0.4em 0 0.8em; }
 .batch h4 { margin: 0 0 0.3em; font-size: 0.95em; }
 .groups { display: flex; flex-wrap: wrap; gap: 0.6em; }
-.group { display: flex; flex-wrap: wrap; gap: 0.5em; }
+.group { display: flex; flex-direction: column; max-width: 100%; }
+.group .members { display: flex; flex-wrap: wrap; gap: 0.5em; }
 .group.shared { border: 2px dashed var(--muted); border-radius: 8px; padding: 0.3em; }
-.group-label { flex-basis: 100%; font-size: 0.8em; color: var(--muted); margin: 0; }
+.group-label { font-size: 0.8em; color: var(--muted); margin: 0; }
 figure.panel { margin: 0; padding: 0.25em; border: 2px solid transparent; border-radius: 6px; position: relative; cursor: pointer; max-width: 100%; }
 figure.panel[aria-selected="true"] { border-color: var(--accent); }
 figure.panel figcaption { font-size: 0.85em; text-align: center; }
@@ -37,9 +40,13 @@ figure.panel svg { width: 100%; height: auto; display: block; }
 let hatchCount = 0;
 
 export class MhaHeatmapElement extends HTMLElement {
-  static get observedAttributes() { return ['step', 'batch', 'head', 'lang', 'pinned']; }
+  static get observedAttributes() { return ['step', 'batch', 'head', 'lang', 'pinned', 'only', ...SOURCE_ATTRIBUTES]; }
 
   #run = null;
+  #external = false;
+  #source = new RunSource(this, (run, tokens) => { this.#run = run; this.#tokens = tokens; this.#render(); }, {
+    onStep: (id) => { if (HEATMAP_STEPS.includes(id)) this.setAttribute('step', id); },
+  });
   #tokens = null;
   #root;
   #active = null; // { panel, r, c } for the keyboard cursor
@@ -50,14 +57,37 @@ export class MhaHeatmapElement extends HTMLElement {
     this.#root.adoptedStyleSheets = [baseStyles(), STYLES];
   }
 
-  connectedCallback() { this.#render(); }
+  connectedCallback() {
+    this.#render();
+    if (!this.#external) this.#source.refresh();
+  }
+
+  disconnectedCallback() { this.#source.disconnect(); }
 
   attributeChangedCallback(name, oldValue, newValue) {
-    if (oldValue !== newValue) this.#render();
+    if (oldValue === newValue) return;
+    if (SOURCE_ATTRIBUTES.includes(name)) {
+      if (!this.#external && this.isConnected) this.#source.refresh();
+    } else {
+      this.#render();
+    }
   }
 
   get run() { return this.#run; }
-  set run(run) { this.#run = run; this.#render(); }
+  set run(run) {
+    this.#external = true;
+    this.#source.disconnect();
+    this.#run = run;
+    this.#render();
+  }
+
+  /** Config in the walkthrough's names ({B, T, C, H, …, tokens}); the element runs it itself. */
+  get config() { return this.#source.config; }
+  set config(config) {
+    this.#source.config = config;
+    this.#external = false;
+    this.#source.refresh();
+  }
 
   /** Query token labels; keys use the same ones for self-attention, s0… for a separate source. */
   get tokens() { return this.#tokens; }
@@ -109,9 +139,9 @@ export class MhaHeatmapElement extends HTMLElement {
     const maskedAt = this.#maskedAt();
     const all = heatmapPanels(step, Hkv);
     const perPanel = step.shape[2] * step.shape[3];
-    let panels = all;
+    let panels = this.hasAttribute('only') ? all.filter((p) => p.b === this.batch && p.h === this.head) : all;
     let note = null;
-    if (all.length * perPanel > MAX_CELLS) {
+    if (panels.length * perPanel > MAX_CELLS) {
       panels = all.filter((p) => p.b === this.batch);
       if (panels.length * perPanel > MAX_CELLS) panels = panels.filter((p) => p.h === this.head);
       note = t('hm.partial').replace('{n}', panels.length).replace('{m}', all.length);
@@ -151,7 +181,7 @@ export class MhaHeatmapElement extends HTMLElement {
         const box = el('div', { class: shared ? 'group shared' : 'group', role: shared ? 'group' : null,
           'aria-label': shared ? t('hm.shared').replace('{kv}', kv).replace('{heads}', members.map((p) => p.h).join(', ')) : null });
         if (shared) box.append(el('p', { class: 'group-label' }, t('hm.shared').replace('{kv}', kv).replace('{heads}', members.map((p) => p.h).join(', '))));
-        for (const panel of members) box.append(this.#panel(step, panel, geometry, scale, maskedAt, labels, readout, tip, t));
+        box.append(el('div', { class: 'members' }, members.map((panel) => this.#panel(step, panel, geometry, scale, maskedAt, labels, readout, tip, t))));
         groups.append(box);
       }
       grid.append(el('section', { class: 'batch', 'aria-label': `b=${b}` }, el('h4', {}, t('hm.batch').replace('{b}', b).replace('{tokens}', '')), groups));

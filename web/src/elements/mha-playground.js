@@ -56,7 +56,8 @@ form.controls { display: grid; grid-template-columns: repeat(auto-fill, minmax(8
 .label-wrong { color: var(--error); font-weight: 600; }
 .label-right { color: var(--ok); font-weight: 600; }
 table.matrix td { font-size: 0.82em; padding: 0.05em 0.3em; }
-table.matrix td.sum, table.matrix th.sum { background: #fff5d6; }
+table.matrix td.sum, table.matrix th.sum { background: color-mix(in srgb, #f0c419 22%, var(--bg)); }
+table.matrix td.holds { text-align: left; }
 .chart svg { width: 100%; max-width: 30em; height: auto; display: block; }
 .chart .legend-line { font-size: 0.85em; }
 ol.quiz { padding-left: 1.2em; }
@@ -129,6 +130,9 @@ export class MhaPlaygroundElement extends HTMLElement {
   /** The last valid run (stays when the controls hold an invalid config). */
   get run() { return this.#run; }
 
+  /** The token labels of that run. */
+  get tokens() { return this.#runTokens; }
+
   get #lang() { return langOf(this); }
 
   #listen(target, type, listener) {
@@ -155,6 +159,8 @@ export class MhaPlaygroundElement extends HTMLElement {
     const walkthrough = el('mha-walkthrough', { lang: this.#lang });
     const heatmap = el('mha-heatmap', { lang: this.#lang, step: this.#state.view, batch: this.#state.batch, head: this.#state.head });
     const shapes = el('mha-shapes', { lang: this.#lang });
+    // Handing each child a run (none yet) tells it not to run a config of its own.
+    for (const child of [walkthrough, heatmap, shapes]) child.run = this.#run;
     const onStep = (event) => {
       if (event.target === shapes) walkthrough.stepId = event.detail.step;
       this.#state.step = walkthrough.stepId;
@@ -292,6 +298,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     this.#renderLessons(run, t);
     this.#renderMistakes(run, t);
     this.#renderQuiz(run, t);
+    this.dispatchEvent(new CustomEvent('mha-run', { detail: { run, tokens: this.#runTokens } }));
     this.#emitState();
   }
 
@@ -315,7 +322,8 @@ export class MhaPlaygroundElement extends HTMLElement {
 
     // Parameters: the same for every H that divides C, because D shrinks as H grows.
     const formula = el('div', { class: 'formula-line' });
-    renderMath(formula, s.bias ? `4C^2 + 4C = 4\\cdot ${s.C}^2 + 4\\cdot ${s.C}` : `4C^2 = 4\\cdot ${s.C}^2`);
+    const mha = this.#probe({ B: 1, T: 1, C: s.C, H: s.H, bias: s.bias }).parameterCount;
+    renderMath(formula, s.bias ? `4C^2 + 4C = 4\\cdot ${s.C}^2 + 4\\cdot ${s.C} = ${mha}` : `4C^2 = 4\\cdot ${s.C}^2 = ${mha}`);
     const heads = divisors(s.C).filter((h) => h <= 64);
     const paramRows = heads.map((h) => ({ h, D: s.C / h, count: this.#probe({ B: 1, T: 1, C: s.C, H: h, bias: s.bias }).parameterCount }));
     const params = el('div', { class: 'card', 'data-card': 'params' }, el('h3', {}, t('lessons.params')),
@@ -333,7 +341,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     ].map((row) => ({ ...row, bytes: this.#probe({ B: 1, T: 1, C: s.C, H: s.H, Hkv: row.Hkv }).kvCacheBytesPerToken }));
     const kv = el('div', { class: 'card', 'data-card': 'kv' }, el('h3', {}, t('lessons.kv')),
       el('table', { class: 'matrix' }, el('tr', {}, el('th', {}, ''), el('th', {}, 'Hkv'), el('th', {}, t('cli.bytesPerToken'))),
-        kvRows.map((row) => el('tr', { 'data-kv': row.label }, el('th', {}, row.Hkv === s.Hkv ? `▶ ${row.label}` : row.label), el('td', {}, row.Hkv), el('td', { 'data-bytes': row.bytes }, formatBytes(row.bytes))))),
+        kvRows.map((row) => el('tr', { 'data-kv': row.label }, el('th', {}, row.Hkv === s.Hkv ? `▶ ${row.label}` : row.label), el('td', {}, row.Hkv), el('td', { 'data-bytes': row.bytes }, row.bytes < 1024 ? `${row.bytes} ${t('unit.bytes')}` : formatBytes(row.bytes))))),
       el('p', { class: 'note' }, t('lessons.kvWhy').replace('{D}', s.D)));
 
     cards.replaceChildren(params, this.#growthCard(s, t), kv);
@@ -409,7 +417,7 @@ export class MhaPlaygroundElement extends HTMLElement {
       el('p', {}, t('mistakes.reshapeWhat').replace('{n}', r.scrambledRows).replace('{m}', r.rows.length)),
       el('table', { class: 'matrix' }, el('tr', {}, el('th', {}, t('mistakes.headRow')), el('th', {}, t('mistakes.holds'))),
         r.rows.map((row) => el('tr', { 'data-scrambled': String(row.scrambled) }, el('th', {}, `h${row.h} · ${labels[row.t] ?? row.t}`),
-          el('td', { class: row.scrambled ? 'label-wrong' : 'label-right' }, t('mistakes.holdsText').replace('{token}', labels[row.token] ?? row.token).replace('{h}', row.tokenHead))))));
+          el('td', { class: row.scrambled ? 'holds label-wrong' : 'holds label-right' }, t('mistakes.holdsText').replace('{token}', labels[row.token] ?? row.token).replace('{h}', row.tokenHead))))));
 
     const n = noScale(run, (config) => this.#engine.run(config));
     const scale = card('noScale', t('mistakes.noScale'),

@@ -1,8 +1,8 @@
 // <mha-shapes>: the compact shape chain X[B,T,C] → … → output[B,T,C] with this config's numbers,
-// each shape as axis chips. Data comes in as the `run` property; clicking a shape fires
-// `mha-step` so a stepper on the same page can follow.
+// each shape as axis chips. The run comes in as the `run` property, from its own config
+// (attributes or `config`), or from the element named by `for`; clicking a shape fires `mha-step`.
 import { chainSteps } from '../format.js';
-import { axisChip, baseStyles, el, langOf, sheet, tr } from './shared.js';
+import { RunSource, SOURCE_ATTRIBUTES, axisChip, baseStyles, el, langOf, sheet, tr } from './shared.js';
 
 const STYLES = sheet(`
 ol { list-style: none; display: flex; flex-wrap: wrap; align-items: center; gap: 0.2em 0.3em; margin: 0; padding: 0; }
@@ -15,10 +15,12 @@ button[aria-current="step"] .id { color: var(--accent); font-weight: 700; }
 `);
 
 export class MhaShapesElement extends HTMLElement {
-  static get observedAttributes() { return ['lang', 'current']; }
+  static get observedAttributes() { return ['lang', 'current', ...SOURCE_ATTRIBUTES]; }
 
   #run = null;
   #root;
+  #external = false;
+  #source = new RunSource(this, (run) => { this.#run = run; this.#render(); }, { onStep: (id) => this.setAttribute('current', id) });
 
   constructor() {
     super();
@@ -26,11 +28,36 @@ export class MhaShapesElement extends HTMLElement {
     this.#root.adoptedStyleSheets = [baseStyles(), STYLES];
   }
 
-  connectedCallback() { this.#render(); }
-  attributeChangedCallback(name, oldValue, newValue) { if (oldValue !== newValue) this.#render(); }
+  connectedCallback() {
+    this.#render();
+    if (!this.#external) this.#source.refresh();
+  }
+
+  disconnectedCallback() { this.#source.disconnect(); }
+
+  attributeChangedCallback(name, oldValue, newValue) {
+    if (oldValue === newValue) return;
+    if (SOURCE_ATTRIBUTES.includes(name)) {
+      if (!this.#external && this.isConnected) this.#source.refresh();
+    } else {
+      this.#render();
+    }
+  }
 
   get run() { return this.#run; }
-  set run(run) { this.#run = run; this.#render(); }
+  set run(run) {
+    this.#external = true;
+    this.#source.disconnect();
+    this.#run = run;
+    this.#render();
+  }
+
+  get config() { return this.#source.config; }
+  set config(config) {
+    this.#source.config = config;
+    this.#external = false;
+    this.#source.refresh();
+  }
 
   #render() {
     if (!this.isConnected || !this.#run) return;

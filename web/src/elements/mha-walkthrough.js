@@ -1,14 +1,16 @@
 // <mha-walkthrough>: the stepper. Each step shows its title, formula (KaTeX, MathML output),
 // the formula with this config's numbers, the shape as axis chips, three answers read from the
 // snapshot, a picture of the tensor that animates one kind of change at a time, and its memory
-// layout. Data comes in as the `run` property (a Run from the engine); `step`, `from`, `to` and
-// `lang` are attributes. Fires a bubbling `mha-step` event when the step changes.
+// layout. The run comes in as the `run` property (from <mha-playground>), or from the element's
+// own config (attributes b, t, c, h, … or the `config` property), or from another element named
+// by `for`. `from`/`to` limit it to a range of steps, `step` pins it to one. Fires a bubbling
+// `mha-step` event when the step changes and `mha-run` when it has a new run.
 import { formatCount, shapeText } from '../format.js';
 import { scaleFor } from '../colors.js';
 import { cellSources, changeKind, inputOf, pictureLayout } from '../tensor-picture.js';
 import { formulaLatex, memoryLayout, stepAnswers } from '../walkthrough-text.js';
 import { renderMath } from '../math.js';
-import { axisChip, baseStyles, el, langOf, reducedMotion, sheet, svg, tr } from './shared.js';
+import { RunSource, SOURCE_ATTRIBUTES, axisChip, baseStyles, el, langOf, reducedMotion, sheet, svg, tr } from './shared.js';
 
 const UNIT = 10; // SVG units per cell in the tensor picture
 const MAX_PICTURE_CELLS = 4096; // more cells than this would be unreadable and slow to animate
@@ -43,9 +45,11 @@ figcaption { font-size: 0.9em; color: var(--muted); }
 `);
 
 export class MhaWalkthroughElement extends HTMLElement {
-  static get observedAttributes() { return ['step', 'from', 'to', 'lang']; }
+  static get observedAttributes() { return ['step', 'from', 'to', 'lang', ...SOURCE_ATTRIBUTES]; }
 
   #run = null;
+  #external = false; // a run handed in through the property wins over attributes
+  #source = new RunSource(this, (run, tokens) => this.#setRun(run, tokens));
   #tokens = null;
   #index = 0;
   #shownId = null;
@@ -62,29 +66,50 @@ export class MhaWalkthroughElement extends HTMLElement {
   connectedCallback() {
     this.addEventListener('keydown', this.#onKey);
     this.#render();
+    if (!this.#external) this.#source.refresh();
   }
 
   disconnectedCallback() {
     this.removeEventListener('keydown', this.#onKey);
+    this.#source.disconnect();
     this.pause();
   }
 
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue) return;
-    if (name === 'step' && this.#run) this.#goTo(this.#visibleSteps().findIndex((s) => s.id === newValue), { animate: true, emit: false });
-    else this.#render();
+    if (SOURCE_ATTRIBUTES.includes(name)) {
+      if (!this.#external && this.isConnected) this.#source.refresh();
+    } else {
+      this.#render();
+    }
   }
 
   /** The Run whose snapshots this stepper shows. */
   get run() { return this.#run; }
   set run(run) {
+    this.#external = true;
+    this.#source.disconnect();
+    this.#setRun(run, this.#tokens);
+  }
+
+  /** Config in the walkthrough's names ({B, T, C, H, …, tokens}); the element runs it itself. */
+  get config() { return this.#source.config; }
+  set config(config) {
+    this.#source.config = config;
+    this.#external = false;
+    this.#source.refresh();
+  }
+
+  #setRun(run, tokens) {
     const current = this.stepId;
     this.#run = run;
+    this.#tokens = tokens;
     const steps = this.#visibleSteps();
     const keep = steps.findIndex((s) => s.id === (current ?? this.getAttribute('step')));
     this.#index = keep >= 0 ? keep : 0;
     this.#shownId = null; // new numbers: redraw the picture without animating from the old run
     this.#render();
+    this.dispatchEvent(new CustomEvent('mha-run', { detail: { run, tokens } }));
   }
 
   /** Token labels (query positions) for captions. */
@@ -117,7 +142,7 @@ export class MhaWalkthroughElement extends HTMLElement {
   #visibleSteps() {
     if (!this.#run) return [];
     const steps = this.#run.steps;
-    const pinned = this.hasAttribute('step') && this.hasAttribute('pinned');
+    const pinned = this.hasAttribute('step');
     if (pinned) return steps.filter((s) => s.id === this.getAttribute('step'));
     const from = steps.findIndex((s) => s.id === this.getAttribute('from'));
     const to = steps.findIndex((s) => s.id === this.getAttribute('to'));

@@ -4,13 +4,108 @@
 import { createEngine } from '../engine.js';
 import { translator } from '../i18n.js';
 import { axisColors } from '../colors.js';
+import { CONFIG_ATTRIBUTES, configFromAttributes, configFromProperty } from '../element-config.js';
 
 let enginePromise = null;
+let defaultWasmUrl;
 
-/** The page's one engine; the .wasm is fetched when the first element asks for it. */
-export function getEngine(options) {
-  enginePromise ??= createEngine(options);
+/** Where the .wasm is when nothing on the page says otherwise (the bundle sets: next to itself). */
+export function setDefaultWasmUrl(url) {
+  defaultWasmUrl = url;
+}
+
+/**
+ * The page's one engine; the .wasm is fetched when the first element asks for it. Its URL: the
+ * first element's `wasm-url` attribute, else <meta name="mha-lens:wasm-url" content="…">, else
+ * next to the bundle (or to dist/mha_engine.mjs when the modules are used unbundled).
+ */
+export function getEngine({ wasmUrl } = {}) {
+  const meta = typeof document !== 'undefined' ? document.querySelector('meta[name="mha-lens:wasm-url"]')?.content : undefined;
+  const url = wasmUrl || meta || defaultWasmUrl;
+  enginePromise ??= createEngine(url ? { wasmUrl: url } : {});
   return enginePromise;
+}
+
+/** Attributes that make a standalone element recompute. */
+export const SOURCE_ATTRIBUTES = [...CONFIG_ATTRIBUTES, 'for'];
+
+/**
+ * Where an element's run comes from when no one hands it one through the `run` property: the
+ * element named by its `for` attribute (it follows that element's `mha-run` events), or its own
+ * config (`config` property or attributes) run on the shared engine. An invalid config shows the
+ * engine's message inside the element, keeps the last valid run, and fires `mha-error`.
+ */
+export class RunSource {
+  #host;
+  #apply;
+  #followed = null;
+  #onRun = (event) => this.#apply(event.detail.run, event.detail.tokens);
+  #onStep = (event) => this.#step?.(event.detail.step);
+  #step;
+  #ticket = 0;
+  config = null;
+
+  /** `apply(run, tokens)` takes a new run; `onStep(id)` hears the followed element's steps. */
+  constructor(host, apply, { onStep } = {}) {
+    this.#host = host;
+    this.#apply = apply;
+    this.#step = onStep;
+  }
+
+  async refresh() {
+    const host = this.#host;
+    this.#unfollow();
+    if (!host.isConnected) return;
+    const forId = host.getAttribute('for');
+    if (forId) {
+      const target = host.getRootNode().getElementById?.(forId) ?? document.getElementById(forId);
+      if (!target) return this.#error({ code: 'missing', field: 'for', message: `for="${forId}": there is no element with that id on this page.` });
+      this.#followed = target;
+      target.addEventListener('mha-run', this.#onRun);
+      target.addEventListener('mha-step', this.#onStep);
+      if (target.run) this.#apply(target.run, target.tokens);
+      return undefined;
+    }
+    const { config, tokens } = this.config ? configFromProperty(this.config) : configFromAttributes((name) => host.getAttribute(name));
+    const ticket = ++this.#ticket;
+    let engine;
+    try {
+      engine = await getEngine({ wasmUrl: host.getAttribute('wasm-url') });
+    } catch (error) {
+      return this.#error({ code: 'internal', field: 'engine', message: `The WebAssembly engine did not load: ${error.message}` });
+    }
+    if (ticket !== this.#ticket) return undefined; // a newer config arrived while the engine loaded
+    let run;
+    try {
+      run = engine.run(config);
+    } catch (error) {
+      return this.#error(error);
+    }
+    this.#host.shadowRoot.querySelector(':scope > .element-error')?.remove();
+    this.#apply(run, tokens);
+    host.dispatchEvent(new CustomEvent('mha-run', { detail: { run, tokens } }));
+    return undefined;
+  }
+
+  disconnect() {
+    this.#unfollow();
+    this.#ticket++;
+  }
+
+  #unfollow() {
+    this.#followed?.removeEventListener('mha-run', this.#onRun);
+    this.#followed?.removeEventListener('mha-step', this.#onStep);
+    this.#followed = null;
+  }
+
+  #error({ code, field, message }) {
+    const root = this.#host.shadowRoot;
+    root.querySelector(':scope > .element-error')?.remove();
+    const lang = langOf(this.#host);
+    const lead = lang === 'zh' ? translator('zh')(`error.${code}`) : '';
+    root.prepend(el('p', { class: 'error element-error', role: 'alert', 'data-field': field }, lead && lead !== `error.${code}` ? `${lead} ${message}` : message));
+    this.#host.dispatchEvent(new CustomEvent('mha-error', { bubbles: true, composed: true, detail: { code, field, message } }));
+  }
 }
 
 /** 'zh' or 'en' for an element: its lang attribute, else the document's. */
