@@ -34,14 +34,29 @@ bool is_contiguous(const shape_t& shape, const strides_t& strides) {
     return true;
 }
 
-// True if `produced` holds a value that `input` does not: what a reshape, transpose or repeat
-// never does, and a projection or softmax always does.
+// True if `produced` holds a value that `input` does not: a projection or softmax always does.
+// Exact, and cheap in the common cases: an elementwise step (scale, mask) that left every value
+// alone is one comparison, and a value that differs from the input at its own index is looked up
+// by a linear scan; only if the first few such values all occur in the input does it sort.
 bool has_new_values(const std::vector<float>& produced, const std::vector<float>& input) {
+    if (produced == input) return false;
+    std::size_t probes = 0;
+    for (std::size_t i = 0; i < produced.size(); ++i) {
+        if (i < input.size() && produced[i] == input[i]) continue;
+        if (std::find(input.begin(), input.end(), produced[i]) == input.end()) return true;
+        if (++probes == 8) break;
+    }
+    if (probes < 8) return false;  // every value was found
     std::vector<float> known(input);
     std::sort(known.begin(), known.end());
     return std::any_of(produced.begin(), produced.end(), [&](float value) {
         return !std::binary_search(known.begin(), known.end(), value);
     });
+}
+
+// A reshape, transpose, repeat or merge only moves its input's values: it never holds a new one.
+bool moves_values_only(const std::string& op) {
+    return op == "reshape" || op == "transpose" || op == "repeat" || op == "merge";
 }
 
 struct StepInfo {
@@ -66,26 +81,52 @@ public:
         trace_.flops += info.flops;
         if (!enabled_) return;
         Snapshot s;
-        s.id = info.id;
-        s.title = info.title;
-        s.op = info.op;
-        s.formula = std::move(info.formula);
         s.shape = shape_of(produced);
-        s.axes = std::move(info.axes);
         s.strides = strides_t(produced.strides().begin(), produced.strides().end());
         s.contiguous = is_contiguous(s.shape, s.strides);
         s.numel = produced.size();
         s.data.resize(s.numel);
-        std::copy(produced.begin(), produced.end(), s.data.begin());  // row-major order of the shape
+        copy_row_major(produced, s.data.data());
+        finish(std::move(s), std::move(info), operands);
+    }
+
+    // A step whose values were computed straight into `data` (row-major, contiguous): the snapshot
+    // takes the buffer over instead of copying it.
+    void record_owned(StepInfo info, std::vector<float>&& data, const shape_t& shape, const std::string& operands) {
+        trace_.flops += info.flops;
+        if (!enabled_) return;
+        Snapshot s;
+        s.shape = shape;
+        s.strides.assign(shape.size(), 0);
+        std::ptrdiff_t stride = 1;
+        for (std::size_t i = shape.size(); i-- > 0;) {
+            s.strides[i] = shape[i] == 1 ? 0 : stride;  // as xtensor reports an axis of length 1
+            stride *= static_cast<std::ptrdiff_t>(shape[i]);
+        }
+        s.contiguous = true;
+        s.numel = data.size();
+        s.data = std::move(data);
+        finish(std::move(s), std::move(info), operands);
+    }
+
+    bool enabled() const { return enabled_; }
+
+private:
+    void finish(Snapshot&& s, StepInfo&& info, const std::string& operands) {
+        s.id = info.id;
+        s.title = info.title;
+        s.op = info.op;
+        s.formula = std::move(info.formula);
+        s.axes = std::move(info.axes);
         s.bytes = s.numel * sizeof(float);
         s.flops = info.flops;
         s.shape_formula = operands.empty() ? shape_text(s.shape) : operands + " → " + shape_text(s.shape);
-        s.changes_values = info.input_id && has_new_values(s.data, trace_.step(info.input_id).data);
+        s.changes_values = info.input_id && !moves_values_only(s.op) &&
+                           has_new_values(s.data, trace_.step(info.input_id).data);
         trace_.snapshot_bytes += s.bytes;
         trace_.steps.push_back(std::move(s));
     }
 
-private:
     Trace& trace_;
     bool enabled_;
 };
@@ -125,16 +166,6 @@ tensor3 project(const tensor3& in, const std::vector<float>& W, const std::vecto
 
 double projection_flops(std::size_t rows, std::size_t in, std::size_t out, bool bias) {
     return 2.0 * rows * in * out + (bias ? 1.0 * rows * out : 0.0);
-}
-
-// Query head h reads key/value head h / group: [B, Hkv, L, D] → [B, H, L, D], a copy.
-tensor4 share_heads(const tensor4& kv_heads, std::size_t group) {
-    const std::size_t B = kv_heads.shape(0), Hkv = kv_heads.shape(1), L = kv_heads.shape(2), D = kv_heads.shape(3);
-    tensor4 shared = xt::empty<float>({B, Hkv * group, L, D});
-    for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t h = 0; h < Hkv * group; ++h)
-            std::copy_n(&kv_heads(b, h / group, 0, 0), L * D, &shared(b, h, 0, 0));
-    return shared;
 }
 
 }  // namespace
@@ -199,6 +230,8 @@ Trace forward(const Config& config) {
                v_split, shape_text({B, Tk, Hkv * D}));
 
     // 4. Heads first, so that each head is a [T, D] matrix: a view with permuted strides. // [B, H, T, D]
+    // The matrix products below read each head straight out of q, k and v through strides, so
+    // nothing here is copied unless it is recorded.
     auto q_heads_view = permuted(q_split, {0, 2, 1, 3});
     auto k_heads_view = permuted(k_split, {0, 2, 1, 3});
     auto v_heads_view = permuted(v_split, {0, 2, 1, 3});
@@ -208,88 +241,102 @@ Trace forward(const Config& config) {
                k_heads_view, shape_text({B, Tk, Hkv, D}));
     rec.record({"v_heads", "Heads first: V", "transpose", "V.transpose(1, 2)", {"B", Hk, "Tk", "D"}, "v_split"},
                v_heads_view, shape_text({B, Tk, Hkv, D}));
-    tensor4 q_heads = q_heads_view;  // contiguous copies for the matrix products
-    tensor4 k_heads = k_heads_view;
-    tensor4 v_heads = v_heads_view;
+    const auto HD = static_cast<std::ptrdiff_t>(H * D), KD = static_cast<std::ptrdiff_t>(Hkv * D);
+    // Head h of batch row b: rows T (or Tk) apart by H·D (or Hkv·D) floats in q (or k, v).
+    auto q_head = [&](std::size_t b, std::size_t h) { return q.data() + b * T * HD + h * D; };
+    auto k_head = [&](std::size_t b, std::size_t h) { return k.data() + b * Tk * KD + (h / d.group()) * D; };
+    auto v_head = [&](std::size_t b, std::size_t h) { return v.data() + b * Tk * KD + (h / d.group()) * D; };
 
     // 5. GQA/MQA: each K/V head serves H/Hkv query heads. // [B, H, Tk, D]
-    const char* k_for_scores = "k_heads";
-    if (Hkv < H) {
-        k_heads = share_heads(k_heads, d.group());
-        v_heads = share_heads(v_heads, d.group());
+    // (The products read head h / group directly; the repeated copy exists only as a snapshot.)
+    const char* k_for_scores = Hkv < H ? "k_shared" : "k_heads";
+    tensor4 k_shared, v_shared;
+    if (Hkv < H && rec.enabled()) {
+        k_shared = xt::empty<float>({B, H, Tk, D});
+        v_shared = xt::empty<float>({B, H, Tk, D});
+        for (std::size_t b = 0; b < B; ++b)
+            for (std::size_t h = 0; h < H; ++h)
+                for (std::size_t j = 0; j < Tk; ++j) {
+                    std::copy_n(k_head(b, h) + j * KD, D, &k_shared(b, h, j, 0));
+                    std::copy_n(v_head(b, h) + j * KD, D, &v_shared(b, h, j, 0));
+                }
         const std::string formula = ".repeat_interleave(H/Hkv = " + std::to_string(d.group()) + ", dim=1)";
         rec.record({"k_shared", "Share K heads across query heads", "repeat", "K" + formula, {"B", "H", "Tk", "D"}, "k_heads"},
-                   k_heads, shape_text({B, Hkv, Tk, D}));
+                   k_shared, shape_text({B, Hkv, Tk, D}));
         rec.record({"v_shared", "Share V heads across query heads", "repeat", "V" + formula, {"B", "H", "Tk", "D"}, "v_heads"},
-                   v_heads, shape_text({B, Hkv, Tk, D}));
-        k_for_scores = "k_shared";
+                   v_shared, shape_text({B, Hkv, Tk, D}));
     }
 
     // 6. Kᵀ per head: a view again, the last two axes swapped. // [B, H, D, Tk]
-    {
-        auto k_view = view_as<4>(k_heads.data(), {B, H, Tk, D});
-        if (Hkv < H) {
+    if (rec.enabled()) {
+        if (Hkv < H) {  // the strides of a transpose of the contiguous shared copy
             rec.record({"k_t", "Transpose K", "transpose", "Kᵀ = K.transpose(-2, -1)", {"B", "H", "D", "Tk"}, k_for_scores},
-                       permuted(k_view, {0, 1, 3, 2}), shape_text({B, H, Tk, D}));
+                       permuted(k_shared, {0, 1, 3, 2}), shape_text({B, H, Tk, D}));
         } else {  // the strides of a transpose of the heads-first view of k's own buffer
             rec.record({"k_t", "Transpose K", "transpose", "Kᵀ = K.transpose(-2, -1)", {"B", "H", "D", "Tk"}, k_for_scores},
                        permuted(k_heads_view, {0, 1, 3, 2}), shape_text({B, H, Tk, D}));
         }
     }
-    tensor4 k_t = permuted(view_as<4>(k_heads.data(), {B, H, Tk, D}), {0, 1, 3, 2});
 
-    // 7. Scores: every query against every key, per head. // [B, H, Tq, Tk]
-    tensor4 scores = xt::empty<float>({B, H, T, Tk});
-    batched_matmul(q_heads.data(), k_t.data(), scores.data(), B * H, T, D, Tk);
-    const double score_flops = 2.0 * B * H * T * Tk * D;
-    rec.record({"scores", "Attention scores Q·Kᵀ", "matmul", "Q·Kᵀ", {"B", "H", "Tq", "Tk"}, "q_heads", score_flops},
-               scores, shape_text({B, H, T, D}) + " @ " + shape_text({B, H, D, Tk}));
-
-    // 8. Scale by 1/√D so that the scores' spread does not grow with D. // [B, H, Tq, Tk]
+    // 7–11, one head at a time, so that a run without snapshots holds one [Tq, Tk] matrix of
+    // scores rather than B·H of them. Recorded, each step gets its own [B, H, Tq, Tk] buffer.
     const float inv_sqrt_d = 1.0f / std::sqrt(static_cast<float>(D));
-    tensor4 scaled = scores * inv_sqrt_d;
-    rec.record({"scaled", "Scale by 1/√D", "scale", "Q·Kᵀ / √D", {"B", "H", "Tq", "Tk"}, "scores", 1.0 * scaled.size()},
-               scaled, shape_text({B, H, T, Tk}) + " × 1/√" + std::to_string(D));
-
-    // 9. Mask: −∞ where a query may not look (causal: a later key; padding: a key past keyLengths[b]).
-    auto is_masked = [&](std::size_t b, std::size_t i, std::size_t j) {
-        if (config.mask == MaskKind::causal && j > i) return true;
-        return config.key_lengths && j >= static_cast<std::size_t>((*config.key_lengths)[b]);
-    };
     constexpr float minus_inf = -std::numeric_limits<float>::infinity();
-    tensor4 masked = scaled;
-    for (std::size_t b = 0; b < B; ++b)
-        for (std::size_t h = 0; h < H; ++h)
-            for (std::size_t i = 0; i < T; ++i)
-                for (std::size_t j = 0; j < Tk; ++j)
-                    if (is_masked(b, i, j)) masked(b, h, i, j) = minus_inf;
-    // The mask's own shape, broadcast over the scores: causal [Tq, Tk], padding [B, 1, 1, Tk].
     const bool causal = config.mask == MaskKind::causal, padding = config.key_lengths.has_value();
-    const std::string mask_text =
-        causal && padding ? " + causal and padding mask " + shape_text({B, 1, T, Tk})
-        : causal          ? " + causal mask " + shape_text({T, Tk})
-        : padding         ? " + padding mask " + shape_text({B, 1, 1, Tk})
-                          : " with no mask";
-    rec.record({"masked", "Apply the mask", "mask", "S + M, M = −∞ where masked", {"B", "H", "Tq", "Tk"}, "scaled"},
-               masked, shape_text({B, H, T, Tk}) + mask_text);
-
-    // 10. Softmax over Tk: each query's weights over the keys sum to 1. // [B, H, Tq, Tk]
-    // Subtracting the row maximum keeps exp() finite; a row whose keys are all masked (maximum −∞)
-    // gets zero weights instead of the NaN of 0/0.
-    tensor4 weights = xt::empty<float>({B, H, T, Tk});
+    // Keys from this index on are masked for query i of batch row b (causal: later keys; padding:
+    // keys past keyLengths[b]).
+    auto first_masked_key = [&](std::size_t b, std::size_t i) {
+        std::size_t first = causal ? std::min(i + 1, Tk) : Tk;
+        if (padding) first = std::min(first, static_cast<std::size_t>((*config.key_lengths)[b]));
+        return first;
+    };
+    const std::size_t head_size = T * Tk, all_heads = B * H * head_size;
+    const bool recording = rec.enabled();
+    std::vector<float> scores(recording ? all_heads : head_size);
+    std::vector<float> scaled(recording ? all_heads : 0), masked(recording ? all_heads : 0), weights(recording ? all_heads : 0);
     std::vector<bool> row_fully_masked(B * T, false);
-    for (std::size_t row = 0; row < B * H * T; ++row) {
-        const float* s = masked.data() + row * Tk;
-        float* a = weights.data() + row * Tk;
-        const float row_max = *std::max_element(s, s + Tk);
-        if (row_max == minus_inf) {
-            std::fill(a, a + Tk, 0.0f);
-            row_fully_masked[(row / (H * T)) * T + row % T] = true;
-            continue;
+    tensor3 concat = xt::empty<float>({B, T, C});  // step 11 writes each head's context into its columns
+
+    for (std::size_t b = 0; b < B; ++b) {
+        for (std::size_t h = 0; h < H; ++h) {
+            const std::size_t at = recording ? (b * H + h) * head_size : 0;
+            // 7. Scores: every query against every key. // [Tq, Tk] of [B, H, Tq, Tk]
+            float* s = scores.data() + at;
+            gemm(T, D, Tk, {q_head(b, h), HD}, {k_head(b, h), 1, KD}, s, static_cast<std::ptrdiff_t>(Tk));
+
+            // 8. Scale by 1/√D so that the scores' spread does not grow with D.
+            float* scaled_head = recording ? scaled.data() + at : s;
+            for (std::size_t i = 0; i < head_size; ++i) scaled_head[i] = s[i] * inv_sqrt_d;
+
+            // 9. Mask: −∞ where a query may not look.
+            float* masked_head = recording ? masked.data() + at : scaled_head;
+            if (masked_head != scaled_head) std::copy_n(scaled_head, head_size, masked_head);
+            for (std::size_t i = 0; i < T; ++i)
+                std::fill(masked_head + i * Tk + first_masked_key(b, i), masked_head + (i + 1) * Tk, minus_inf);
+
+            // 10. Softmax over Tk: each query's weights over the keys sum to 1.
+            // Subtracting the row maximum keeps exp() finite; a row whose keys are all masked
+            // (maximum −∞) gets zero weights instead of the NaN of 0/0.
+            float* weights_head = recording ? weights.data() + at : masked_head;
+            for (std::size_t i = 0; i < T; ++i) {
+                const float* row = masked_head + i * Tk;
+                float* a = weights_head + i * Tk;
+                const float row_max = *std::max_element(row, row + Tk);
+                if (row_max == minus_inf) {
+                    std::fill(a, a + Tk, 0.0f);
+                    row_fully_masked[b * T + i] = true;
+                    continue;
+                }
+                float sum = 0.0f;
+                for (std::size_t j = 0; j < Tk; ++j) sum += (a[j] = std::exp(row[j] - row_max));
+                for (std::size_t j = 0; j < Tk; ++j) a[j] /= sum;
+            }
+
+            // 11. Context: each query's weighted sum of the values, written into head h's
+            // columns of concat. // [Tq, D] of [B, Tq, H, D]
+            gemm(T, Tk, D, {weights_head, static_cast<std::ptrdiff_t>(Tk)}, {v_head(b, h), KD}, &concat(b, 0, h * D),
+                 static_cast<std::ptrdiff_t>(C));
         }
-        float sum = 0.0f;
-        for (std::size_t j = 0; j < Tk; ++j) sum += (a[j] = std::exp(s[j] - row_max));
-        for (std::size_t j = 0; j < Tk; ++j) a[j] /= sum;
     }
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t i = 0; i < T; ++i)
@@ -297,25 +344,40 @@ Trace forward(const Config& config) {
                 trace.warnings.push_back("Batch row " + std::to_string(b) + ", query " + std::to_string(i) +
                                          ": every key is masked, so its attention weights are all 0 "
                                          "(PyTorch returns NaN for such a row).");
-    rec.record({"weights", "Softmax over keys", "softmax", "A = softmax(S, over Tk)", {"B", "H", "Tq", "Tk"}, "masked",
-                4.0 * weights.size()},
-               weights, "softmax over Tk of " + shape_text({B, H, T, Tk}));
 
-    // 11. Context: each query's weighted sum of the values. // [B, H, Tq, D]
-    tensor4 context = xt::empty<float>({B, H, T, D});
-    batched_matmul(weights.data(), v_heads.data(), context.data(), B * H, T, Tk, D);
+    const shape_t scores_shape{B, H, T, Tk};
+    rec.record_owned({"scores", "Attention scores Q·Kᵀ", "matmul", "Q·Kᵀ", {"B", "H", "Tq", "Tk"}, "q_heads",
+                      2.0 * B * H * T * Tk * D},
+                     std::move(scores), scores_shape, shape_text({B, H, T, D}) + " @ " + shape_text({B, H, D, Tk}));
+    rec.record_owned({"scaled", "Scale by 1/√D", "scale", "Q·Kᵀ / √D", {"B", "H", "Tq", "Tk"}, "scores", 1.0 * all_heads},
+                     std::move(scaled), scores_shape, shape_text({B, H, T, Tk}) + " × 1/√" + std::to_string(D));
+    // The mask's own shape, broadcast over the scores: causal [Tq, Tk], padding [B, 1, 1, Tk].
+    const std::string mask_text =
+        causal && padding ? " + causal and padding mask " + shape_text({B, 1, T, Tk})
+        : causal          ? " + causal mask " + shape_text({T, Tk})
+        : padding         ? " + padding mask " + shape_text({B, 1, 1, Tk})
+                          : " with no mask";
+    rec.record_owned({"masked", "Apply the mask", "mask", "S + M, M = −∞ where masked", {"B", "H", "Tq", "Tk"}, "scaled"},
+                     std::move(masked), scores_shape, shape_text({B, H, T, Tk}) + mask_text);
+    rec.record_owned({"weights", "Softmax over keys", "softmax", "A = softmax(S, over Tk)", {"B", "H", "Tq", "Tk"}, "masked",
+                      4.0 * all_heads},
+                     std::move(weights), scores_shape, "softmax over Tk of " + shape_text({B, H, T, Tk}));
+
+    // The context as its own [B, H, Tq, D] tensor, and back to tokens first: a view with permuted
+    // strides, not contiguous. // [B, Tq, H, D]
+    tensor4 context;
+    if (recording) {
+        context = xt::empty<float>({B, H, T, D});
+        copy_row_major(permuted(view_as<4>(concat.data(), {B, T, H, D}), {0, 2, 1, 3}), context.data());
+    }
     rec.record({"context", "Weighted sum of values A·V", "matmul", "O = A·V", {"B", "H", "Tq", "D"}, "weights",
                 2.0 * B * H * T * Tk * D},
                context, shape_text({B, H, T, Tk}) + " @ " + shape_text({B, H, Tk, D}));
-
-    // 12. Tokens first again: a view with permuted strides, not contiguous. // [B, Tq, H, D]
-    auto context_t = permuted(context, {0, 2, 1, 3});
     rec.record({"context_t", "Tokens first again", "transpose", "O.transpose(1, 2)", {"B", "Tq", "H", "D"}, "context"},
-               context_t, shape_text({B, H, T, D}));
+               permuted(context, {0, 2, 1, 3}), shape_text({B, H, T, D}));
 
-    // 13. Merge the heads: a transposed view cannot be reshaped in place, so this copies. // [B, Tq, C]
-    tensor3 concat = xt::empty<float>({B, T, C});
-    std::copy(context_t.begin(), context_t.end(), concat.begin());
+    // 13. Merge the heads: a transposed view cannot be reshaped in place, so this copies (here
+    // step 11 already wrote every head into its place). // [B, Tq, C]
     rec.record({"concat", "Merge heads (concat)", "merge", "O.contiguous().view(B, Tq, C)", {"B", "Tq", "C"}, "context_t"},
                concat, shape_text({B, T, H, D}));
 
