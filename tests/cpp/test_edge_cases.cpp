@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "mha/config_json.hpp"
 #include "mha/error.hpp"
 #include "mha/forward.hpp"
 
@@ -244,4 +245,18 @@ TEST_CASE("edge: a large spread of scores underflows exp() to exact zeros, not N
     const mha::Trace t = mha::forward(c);
     check_promises(t);
     CHECK(t.step("weights").data == std::vector<float>{1.0f, 0.0f, 0.0f});
+}
+
+TEST_CASE("edge: a JSON number past float32's range is refused by name, not turned into Infinity") {
+    Refusal r;
+    try {
+        mha::config_from_json(R"({"B": 1, "T": 1, "C": 2, "H": 1, "x": [0.5, 1e39]})");
+    } catch (const mha::MhaError& e) {
+        r = {mha::code_name(e.code()), e.field(), e.what()};
+    }
+    CHECK(r.code == "non_finite");
+    CHECK(r.field == "x");
+    CHECK(r.message == "x[1]=1e+39 is beyond float32's range (±3.4e+38): tensors are float32.");
+    // The largest float32 itself is a number like any other (and validate() judges its products).
+    CHECK_NOTHROW(mha::config_from_json(R"({"B": 1, "T": 1, "C": 2, "H": 1, "x": [0.5, 3.4e38]})"));
 }

@@ -10,7 +10,7 @@ import { mixedRun } from './leak_workload.js';
 const RUNS = 3000;
 const SETTLE = 1000;
 
-test(`${RUNS} mixed runs: wasm memory and live Embind handles unchanged after the first ${SETTLE}`, async () => {
+test(`${RUNS} mixed runs: wasm memory and live Embind handles unchanged after the first ${SETTLE}`, { timeout: 120_000 }, async () => {
   const engine = await createEngine();
   assert.equal(typeof engine.liveHandles, 'number');
   const outcomes = { ok: 0, error: 0 };
