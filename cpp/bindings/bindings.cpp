@@ -1,12 +1,19 @@
 // Embind bindings: the only file that includes Emscripten headers. It converts types between
-// JS and the engine and holds no math. Every JS-visible value is a plain object or an owned
-// Float32Array (a copy, never a view into the wasm heap, which memory growth would detach).
+// JS and the engine and holds no math. A run's result crosses as JSON plus heap addresses of its
+// tensors, which web/src/engine.js copies into owned Float32Arrays at once (never keeping a view
+// into the wasm heap, which memory growth would detach) before it releases the run.
 // Errors come back as values {ok: false, error: {code, field, message}}; web/src/engine.js turns
 // them into thrown Errors.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <new>
+#include <string>
+#include <vector>
 
 #include "mha/config_json.hpp"
 #include "mha/error.hpp"
@@ -20,19 +27,6 @@ namespace {
 
 val owned_floats(const std::vector<float>& values) {
     return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
-}
-
-template <class T>
-val number_array(const std::vector<T>& values) {
-    val array = val::array();
-    for (std::size_t i = 0; i < values.size(); ++i) array.set(i, static_cast<double>(values[i]));
-    return array;
-}
-
-val string_array(const std::vector<std::string>& values) {
-    val array = val::array();
-    for (std::size_t i = 0; i < values.size(); ++i) array.set(i, values[i]);
-    return array;
 }
 
 std::vector<float> floats_of(const val& typed_array) {
@@ -57,25 +51,6 @@ val failure(const std::string& code, const std::string& field, const std::string
     return result;
 }
 
-val snapshot_to_js(const mha::Snapshot& s) {
-    val step = val::object();
-    step.set("id", s.id);
-    step.set("title", s.title);
-    step.set("op", s.op);
-    step.set("formula", s.formula);
-    step.set("shapeFormula", s.shape_formula);
-    step.set("shape", number_array(s.shape));
-    step.set("axes", string_array(s.axes));
-    step.set("data", owned_floats(s.data));
-    step.set("strides", number_array(s.strides));
-    step.set("contiguous", s.contiguous);
-    step.set("changesValues", s.changes_values);
-    step.set("numel", static_cast<double>(s.numel));
-    step.set("flops", s.flops);
-    step.set("bytes", static_cast<double>(s.bytes));
-    return step;
-}
-
 val weights_to_js(const mha::Weights& w) {
     val weights = val::object();
     const std::pair<const char*, const std::vector<float>*> entries[] = {
@@ -86,30 +61,117 @@ val weights_to_js(const mha::Weights& w) {
     return weights;
 }
 
-val trace_to_js(const mha::Trace& t) {
-    val summary = val::object();
+// A finished run stays here, in the wasm heap, until engine.js has copied its tensors out and
+// calls releaseTrace(): the run's metadata crosses as one JSON text and every tensor as one
+// slice of the heap by address, instead of one Embind call per field and per Float32Array
+// (which cost more than the whole forward pass at the toy size).
+std::unique_ptr<mha::Trace> pending_trace;
+
+// JSON written by hand: nlohmann::json's tree of std::map nodes was a third of a toy-size run.
+class JsonWriter {
+public:
+    JsonWriter& raw(const char* text) { out_ += text; return *this; }
+    JsonWriter& key(const char* name) { comma(); out_ += '"'; out_ += name; out_ += "\":"; fresh_ = true; return *this; }
+    JsonWriter& string(const std::string& text) {
+        comma();
+        out_ += '"';
+        for (char ch : text) {
+            const auto byte = static_cast<unsigned char>(ch);
+            if (ch == '"' || ch == '\\') { out_ += '\\'; out_ += ch; }
+            else if (byte < 0x20) { char escaped[8]; std::snprintf(escaped, sizeof escaped, "\\u%04x", byte); out_ += escaped; }
+            else out_ += ch;  // UTF-8 passes through
+        }
+        out_ += '"';
+        return *this;
+    }
+    JsonWriter& number(double value) {
+        comma();
+        char text[32];
+        if (value == std::floor(value) && std::fabs(value) < 9007199254740992.0) {  // whole: no printf
+            auto whole = static_cast<long long>(value);
+            char* end = text + sizeof text;
+            char* at = end;
+            const bool negative = whole < 0;
+            unsigned long long digits = negative ? 0ull - static_cast<unsigned long long>(whole) : whole;
+            do { *--at = static_cast<char>('0' + digits % 10); digits /= 10; } while (digits);
+            if (negative) *--at = '-';
+            out_.append(at, end);
+        } else {
+            std::snprintf(text, sizeof text, "%.17g", value);
+            out_ += text;
+        }
+        return *this;
+    }
+    JsonWriter& boolean(bool value) { comma(); out_ += value ? "true" : "false"; return *this; }
+    JsonWriter& null() { comma(); out_ += "null"; return *this; }
+    JsonWriter& open(char bracket) { comma(); out_ += bracket; fresh_ = true; return *this; }
+    JsonWriter& close(char bracket) { out_ += bracket; fresh_ = false; return *this; }
+    template <class T>
+    JsonWriter& numbers(const std::vector<T>& values) {
+        open('[');
+        for (const T& value : values) number(static_cast<double>(value));
+        return close(']');
+    }
+    JsonWriter& strings(const std::vector<std::string>& values) {
+        open('[');
+        for (const std::string& value : values) string(value);
+        return close(']');
+    }
+    // Where a tensor of the pending trace is: its first float's index in HEAPF32, and its length.
+    JsonWriter& heap_slice(const std::vector<float>& values) {
+        open('[');
+        number(static_cast<double>(reinterpret_cast<std::uintptr_t>(values.data()) / sizeof(float)));
+        number(static_cast<double>(values.size()));
+        return close(']');
+    }
+    std::string take() { return std::move(out_); }
+
+private:
+    void comma() {
+        if (!fresh_) out_ += ',';
+        fresh_ = false;
+    }
+    std::string out_;
+    bool fresh_ = true;
+};
+
+// The trace without its tensors' values, as JSON; tensors are given as heap slices.
+// `explicit_weights`: the caller has the weights already, so they are not sent back.
+std::string trace_json(const mha::Trace& t, bool explicit_weights) {
     const mha::Dims& d = t.dims;
-    summary.set("B", d.B); summary.set("T", d.T); summary.set("Tk", d.Tk); summary.set("C", d.C);
-    summary.set("H", d.H); summary.set("Hkv", d.Hkv); summary.set("D", d.D);
-    summary.set("bias", t.bias);
-    summary.set("mask", t.mask == mha::MaskKind::causal ? "causal" : "none");
-    summary.set("keyLengths", t.key_lengths.empty() ? val::null() : number_array(t.key_lengths));
-    summary.set("cross", d.cross);
-    summary.set("parameterCount", static_cast<double>(t.parameter_count));
-    summary.set("kvCacheBytesPerToken", static_cast<double>(t.kv_cache_bytes_per_token));
-    summary.set("flops", t.flops);
-    summary.set("snapshotBytes", static_cast<double>(t.snapshot_bytes));
-
-    val steps = val::array();
-    for (std::size_t i = 0; i < t.steps.size(); ++i) steps.set(i, snapshot_to_js(t.steps[i]));
-
-    val trace = val::object();
-    trace.set("summary", summary);
-    trace.set("steps", steps);
-    trace.set("output", owned_floats(t.output));
-    trace.set("weights", weights_to_js(t.weights));
-    trace.set("warnings", string_array(t.warnings));
-    return trace;
+    JsonWriter j;
+    j.open('{').key("summary").open('{');
+    j.key("B").number(d.B).key("T").number(d.T).key("Tk").number(d.Tk).key("C").number(d.C);
+    j.key("H").number(d.H).key("Hkv").number(d.Hkv).key("D").number(d.D);
+    j.key("bias").boolean(t.bias).key("mask").string(t.mask == mha::MaskKind::causal ? "causal" : "none");
+    j.key("keyLengths");
+    if (t.key_lengths.empty()) j.null();
+    else j.numbers(t.key_lengths);
+    j.key("cross").boolean(d.cross).key("parameterCount").number(static_cast<double>(t.parameter_count));
+    j.key("kvCacheBytesPerToken").number(static_cast<double>(t.kv_cache_bytes_per_token));
+    j.key("flops").number(t.flops).key("snapshotBytes").number(static_cast<double>(t.snapshot_bytes)).close('}');
+    j.key("steps").open('[');
+    for (const mha::Snapshot& s : t.steps) {
+        j.open('{').key("id").string(s.id).key("title").string(s.title).key("op").string(s.op);
+        j.key("formula").string(s.formula).key("shapeFormula").string(s.shape_formula);
+        j.key("shape").numbers(s.shape).key("axes").strings(s.axes).key("data").heap_slice(s.data);
+        j.key("strides").numbers(s.strides).key("contiguous").boolean(s.contiguous);
+        j.key("changesValues").boolean(s.changes_values).key("numel").number(static_cast<double>(s.numel));
+        j.key("flops").number(s.flops).key("bytes").number(static_cast<double>(s.bytes)).close('}');
+    }
+    j.close(']');
+    j.key("output").heap_slice(t.output);
+    j.key("weights").open('{');
+    if (!explicit_weights) {
+        const std::pair<const char*, const std::vector<float>*> entries[] = {
+            {"Wq", &t.weights.Wq}, {"Wk", &t.weights.Wk}, {"Wv", &t.weights.Wv}, {"Wo", &t.weights.Wo},
+            {"bq", &t.weights.bq}, {"bk", &t.weights.bk}, {"bv", &t.weights.bv}, {"bo", &t.weights.bo}};
+        for (const auto& [name, values] : entries)
+            if (!values->empty()) j.key(name).heap_slice(*values);
+    }
+    j.close('}');
+    j.key("warnings").strings(t.warnings).close('}');
+    return j.take();
 }
 
 // Runs `fn`, turning every exception into an error value so that nothing aborts the module.
@@ -127,11 +189,20 @@ val guarded(Fn&& fn) {
     }
 }
 
+// Runs the forward pass and keeps its trace for engine.js to copy out.
+val run_config(mha::Config&& config) {
+    const bool explicit_weights = config.weights.has_value();
+    pending_trace.reset();  // a run engine.js did not release (it always does) goes now
+    pending_trace = std::make_unique<mha::Trace>(mha::forward(std::move(config)));
+    return ok("trace", val(trace_json(*pending_trace, explicit_weights)));
+}
+
 // config_json: the config without its tensors; tensors: {x, kv, Wq, Wk, Wv, Wo, bq, bk, bv, bo}
-// as Float32Arrays, each optional.
+// as Float32Arrays, each optional, or null when there are none.
 val run(const std::string& config_json, const val& tensors) {
     return guarded([&] {
         mha::Config config = mha::config_from_json(config_json);
+        if (tensors.isNull()) return run_config(std::move(config));  // nothing explicit: skip the lookups
         if (!tensors["x"].isUndefined()) config.x = floats_of(tensors["x"]);
         if (!tensors["kv"].isUndefined()) config.kv = floats_of(tensors["kv"]);
         const std::pair<const char*, std::vector<float> mha::Weights::*> weight_fields[] = {
@@ -142,7 +213,7 @@ val run(const std::string& config_json, const val& tensors) {
             if (!config.weights) config.weights = mha::Weights{};
             (*config.weights).*field = floats_of(tensors[name]);
         }
-        return ok("trace", trace_to_js(mha::forward(config)));
+        return run_config(std::move(config));
     });
 }
 
@@ -169,10 +240,14 @@ val matmul(const val& a, const val& b, double M, double K, double N) {
     });
 }
 
+// Frees the trace of the last run once engine.js has copied what it needs.
+void release_trace() { pending_trace.reset(); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(mha_lens) {
     emscripten::function("run", &run);
     emscripten::function("fromTorch", &from_torch);
     emscripten::function("matmul", &matmul);
+    emscripten::function("releaseTrace", &release_trace);
 }

@@ -100,7 +100,10 @@ export class Run {
   readonly warnings: string[];
   /** [B, Tq, C] */
   readonly output: Float32Array;
-  /** The parameters used, explicit or seeded. */
+  /**
+   * The parameters used: seeded ones as owned copies; explicit ones as the Float32Arrays the
+   * engine was given (the caller's own Float32Arrays, or their Float32Array conversion).
+   */
   readonly weights: Weights;
   /** @throws MhaError (code "unknown_step") */
   step(id: StepId | string): Step;

@@ -78,12 +78,12 @@ function unwrap(result) {
 
 /** One forward pass: its steps in walkthrough order and what it computed. */
 export class Run {
-  constructor(trace) {
-    this.steps = trace.steps;
-    this.summary = trace.summary;
-    this.warnings = trace.warnings;
-    this.output = trace.output;
-    this.weights = trace.weights;
+  constructor({ steps, summary, warnings, output, weights }) {
+    this.steps = steps;
+    this.summary = summary;
+    this.warnings = warnings;
+    this.output = output;
+    this.weights = weights;
   }
 
   /** The step with this id ('x', 'q', 'scores', 'weights', ...). */
@@ -111,7 +111,25 @@ class Engine {
   /** Validates `config` and runs the forward pass; throws MhaError naming the first problem. */
   run(config) {
     const { json, tensors } = splitConfig(config);
-    return new Run(unwrap(this.#module.run(json, tensors)).trace);
+    const module = this.#module;
+    const result = unwrap(module.run(json, Object.keys(tensors).length ? tensors : null));
+    try {
+      // The run's metadata is JSON; each tensor is [first float, length] in the wasm heap, copied
+      // out here (slice) before the engine frees the run.
+      const trace = JSON.parse(result.trace);
+      const heap = module.HEAPF32;
+      const copy = ([start, length]) => heap.slice(start, start + length);
+      for (const step of trace.steps) step.data = copy(step.data);
+      const weights = {};
+      for (const name of WEIGHT_KEYS) {
+        // Explicit weights come back as the Float32Arrays the engine was given.
+        if (tensors[name]) weights[name] = tensors[name];
+        else if (trace.weights[name]) weights[name] = copy(trace.weights[name]);
+      }
+      return new Run({ steps: trace.steps, summary: trace.summary, warnings: trace.warnings, output: copy(trace.output), weights });
+    } finally {
+      module.releaseTrace();
+    }
   }
 
   /**

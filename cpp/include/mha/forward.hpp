@@ -12,4 +12,7 @@ namespace mha {
 /// @throws MhaError before any work if the config is invalid.
 Trace forward(const Config& config);
 
+/// @brief The same, taking the config's explicit weights over into the trace instead of copying them.
+Trace forward(Config&& config);
+
 }  // namespace mha
