@@ -116,6 +116,11 @@ export function translator(lang) {
 Object.assign(STRINGS.en, {
   'page.title': 'mha-lens · multi-head attention, shape by shape',
   'unit.bytes': 'bytes',
+  'embed.button': 'Copy embed code',
+  'embed.html': 'For a page that can load a script (one script tag, then the elements):',
+  'embed.iframe': 'For a host that only allows iframes:',
+  'embed.copied': 'The script version is copied to the clipboard.',
+  'embed.select': 'Selected: press Ctrl+C (⌘C) to copy.',
   'page.heading': 'mha-lens',
   'page.tagline': 'Multi-head attention, shape by shape: a real forward pass computed in your browser (C++/xtensor compiled to WebAssembly).',
   'page.intro': 'Change the sizes, type your own tokens, then step through the walkthrough: every shape, formula and number below comes from the engine\'s snapshots of this very run.',
@@ -294,6 +299,11 @@ Object.assign(STRINGS.en, {
 Object.assign(STRINGS.zh, {
   'page.title': 'mha-lens · 逐个形状看懂多头注意力',
   'unit.bytes': '字节',
+  'embed.button': '复制嵌入代码',
+  'embed.html': '用于可以加载脚本的页面（一个 script 标签，再加元素）：',
+  'embed.iframe': '用于只允许 iframe 的平台：',
+  'embed.copied': '脚本版本已复制到剪贴板。',
+  'embed.select': '已选中：按 Ctrl+C（⌘C）复制。',
   'page.heading': 'mha-lens',
   'page.tagline': '逐个形状看懂多头注意力：在你的浏览器里运行一次真实的前向计算（C++/xtensor 编译为 WebAssembly）。',
   'page.intro': '修改各个尺寸，输入你自己的词元，然后逐步浏览：下面每个形状、公式和数值都来自引擎对这次运行的快照。',

@@ -2,8 +2,6 @@
 // <mha-walkthrough>, <mha-heatmap>, <mha-shapes> and <mha-playground>, and looks for the .wasm
 // next to the bundle, wherever the host page lives. A host can point elsewhere with a `wasm-url`
 // attribute or <meta name="mha-lens:wasm-url" content="…">.
-import { setDefaultWasmUrl } from './elements/shared.js';
-
-setDefaultWasmUrl(new URL('./mha_engine.wasm', import.meta.url).href);
+import './bundle-wasm-url.js';
 
 export * from './elements/index.js';

@@ -10,6 +10,7 @@ import { DEFAULT_STATE, DEFAULT_TOKENS, engineConfig, parseTokens } from '../pag
 import { divisors, growthChartGeometry, growthSeries, shortNumber } from '../growth.js';
 import { hiddenAxisMistakes, noProjection, noScale, noTranspose, reshapeWithoutTranspose, softmaxOverQueries } from '../mistakes.js';
 import { answerText, checkAnswer, makeQuestions } from '../self-test.js';
+import { embedSnippets } from '../embed-code.js';
 import { renderMath } from '../math.js';
 import { baseStyles, download, el, getEngine, langOf, sheet, svg, tr } from './shared.js';
 import './define.js';
@@ -60,6 +61,9 @@ table.matrix td.sum, table.matrix th.sum { background: color-mix(in srgb, #f0c41
 table.matrix td.holds { text-align: left; }
 .chart svg { width: 100%; max-width: 30em; height: auto; display: block; }
 .chart .legend-line { font-size: 0.85em; }
+.legend-scores { color: #0072b2; }
+.legend-flops { color: #d55e00; }
+.legend-t { color: #a0457f; }
 ol.quiz { padding-left: 1.2em; }
 ol.quiz li { margin: 0.5em 0; }
 .quiz-row { display: flex; flex-wrap: wrap; gap: 0.4em; align-items: center; }
@@ -68,6 +72,9 @@ ol.quiz li { margin: 0.5em 0; }
 .verdict-no { color: var(--error); font-weight: 600; }
 .formula-line { overflow-x: auto; }
 .exports-row { display: flex; gap: 0.5em; flex-wrap: wrap; align-items: center; }
+.embed { display: flex; flex-direction: column; gap: 0.3em; }
+.embed[hidden] { display: none; }
+.embed textarea { width: 100%; font-family: var(--mha-mono, ui-monospace, Menlo, Consolas, monospace); font-size: 0.85em; border: 1px solid var(--line); border-radius: 6px; padding: 0.4em; background: var(--bg); color: var(--fg); }
 `);
 
 export class MhaPlaygroundElement extends HTMLElement {
@@ -175,6 +182,12 @@ export class MhaPlaygroundElement extends HTMLElement {
     });
     const exportJson = el('button', { type: 'button', 'data-export': 'json' }, t('ctl.exportJson'));
     exportJson.addEventListener('click', () => this.#exportJson());
+    const embedButton = el('button', { type: 'button', 'data-action': 'embed' }, t('embed.button'));
+    const embedBox = el('div', { class: 'embed', hidden: true },
+      el('label', { for: 'embed-html' }, t('embed.html')), el('textarea', { id: 'embed-html', readonly: true, rows: 4, spellcheck: 'false' }),
+      el('label', { for: 'embed-iframe' }, t('embed.iframe')), el('textarea', { id: 'embed-iframe', readonly: true, rows: 3, spellcheck: 'false' }),
+      el('p', { class: 'note', 'aria-live': 'polite' }));
+    embedButton.addEventListener('click', () => this.#showEmbed(embedBox));
 
     this.#root.replaceChildren(
       el('section', { class: 'block', 'aria-labelledby': 'h-controls' }, el('h2', { id: 'h-controls' }, t('ctl.title')), form,
@@ -186,7 +199,7 @@ export class MhaPlaygroundElement extends HTMLElement {
       el('section', { class: 'block lessons', 'aria-labelledby': 'h-lessons' }, el('h2', { id: 'h-lessons' }, t('lessons.title')), el('div', { class: 'cards' })),
       el('section', { class: 'block mistakes', 'aria-labelledby': 'h-mistakes' }, el('h2', { id: 'h-mistakes' }, t('mistakes.title')), el('p', { class: 'note' }, t('mistakes.intro')), el('div', { class: 'cards' })),
       el('section', { class: 'block quiz', 'aria-labelledby': 'h-quiz' }, el('h2', { id: 'h-quiz' }, t('quiz.title')), el('div', { class: 'quiz-body' })),
-      el('section', { class: 'block', 'aria-labelledby': 'h-export' }, el('h2', { id: 'h-export' }, t('export.title')), el('div', { class: 'exports-row' }, exportJson, el('span', { class: 'note' }, t('export.note')))));
+      el('section', { class: 'block', 'aria-labelledby': 'h-export' }, el('h2', { id: 'h-export' }, t('export.title')), el('div', { class: 'exports-row' }, exportJson, embedButton), el('p', { class: 'note' }, t('export.note')), embedBox));
     this.#syncControls();
   }
 
@@ -373,7 +386,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     return el('div', { class: 'card chart', 'data-card': 'growth' }, el('h3', {}, t('lessons.growth')),
       el('p', {}, t('lessons.growthNow').replace('{B}', s.B).replace('{H}', s.H).replace('{T}', s.T).replace('{Tk}', s.Tk).replace('{n}', formatCount(current.scores)).replace('{flops}', formatCount(current.flops))),
       chart,
-      el('p', { class: 'legend-line' }, el('span', { class: 'label-scores' }, `— ${t('lessons.scoresSize')}`), ' · ', el('span', {}, `- - ${t('cli.flops')}`), ' · ', t('lessons.currentT')),
+      el('p', { class: 'legend-line' }, el('span', { class: 'legend-scores' }, `● — ${t('lessons.scoresSize')}`), ' · ', el('span', { class: 'legend-flops' }, `■ - - ${t('cli.flops')}`), ' · ', el('span', { class: 'legend-t' }, `┆ ${t('lessons.currentT')}`)),
       el('details', {}, el('summary', {}, t('lessons.table')), table));
   }
 
@@ -455,6 +468,24 @@ export class MhaPlaygroundElement extends HTMLElement {
       this.#renderQuiz(this.#run, tr(this.#lang));
     });
     body.replaceChildren(el('p', { class: 'note' }, t('quiz.intro')), list, more);
+  }
+
+  async #showEmbed(box) {
+    const t = tr(this.#lang);
+    const base = this.getAttribute('embed-base') ?? new URL('./', document.baseURI).href;
+    const { html, iframe } = embedSnippets(this.#state, this.#runTokens, { bundleUrl: new URL('dist/mha-lens.js', base).href, embedUrl: new URL('embed.html', base).href, lang: this.#lang });
+    const [htmlBox, iframeBox] = box.querySelectorAll('textarea');
+    htmlBox.value = html;
+    iframeBox.value = iframe;
+    box.hidden = false;
+    htmlBox.select();
+    const note = box.querySelector('.note');
+    try {
+      await navigator.clipboard.writeText(html);
+      note.textContent = t('embed.copied');
+    } catch {
+      note.textContent = t('embed.select'); // no clipboard permission: the text is selected instead
+    }
   }
 
   #exportJson() {

@@ -20,6 +20,7 @@ const PLAY_INTERVAL_MS = 1800;
 const STYLES = sheet(`
 .wt { display: grid; grid-template-columns: minmax(11em, 16em) minmax(0, 1fr); gap: 1em; }
 .wt > * { min-width: 0; }
+.wt.single { grid-template-columns: minmax(0, 1fr); }
 .steps ol { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 2px; }
 .steps button { width: 100%; text-align: left; display: flex; justify-content: space-between; gap: 0.5em; border-radius: 4px; padding: 0.2em 0.5em; min-height: 2em; }
 .steps .shape { font-size: 0.8em; opacity: 0.85; white-space: nowrap; }
@@ -189,7 +190,7 @@ export class MhaWalkthroughElement extends HTMLElement {
     const detail = el('div', { class: 'detail' },
       el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': t('wt.controls') }),
       el('div', { class: 'body', 'aria-live': 'polite' }));
-    this.#root.replaceChildren(el('section', { class: 'wt', 'aria-label': t('wt.label') }, nav, detail));
+    this.#root.replaceChildren(el('section', { class: steps.length <= 1 ? 'wt single' : 'wt', 'aria-label': t('wt.label') }, nav, detail));
     if (steps.length <= 1) nav.hidden = true;
     this.#shownId = null;
     this.#renderDetail(false);

@@ -101,6 +101,8 @@ export class RunSource {
   #error({ code, field, message }) {
     const root = this.#host.shadowRoot;
     root.querySelector(':scope > .element-error')?.remove();
+    if (!this.#host.run) root.replaceChildren(); // nothing to keep: the message replaces "loading"
+
     const lang = langOf(this.#host);
     const lead = lang === 'zh' ? translator('zh')(`error.${code}`) : '';
     root.prepend(el('p', { class: 'error element-error', role: 'alert', 'data-field': field }, lead && lead !== `error.${code}` ? `${lead} ${message}` : message));
@@ -176,6 +178,21 @@ export function baseStyles() {
   container-type: inline-size;
 }
 :host([hidden]) { display: none; }
+[hidden] { display: none !important; }
+:host([theme="dark"]) {
+  --fg: var(--mha-fg, #e8eaee); --muted: var(--mha-muted, #a3a9b6); --bg: var(--mha-bg, #16181d);
+  --panel: var(--mha-panel, #1f2229); --line: var(--mha-line, #3a3f4a); --accent: var(--mha-accent, #4c9be8);
+  --error: var(--mha-error, #ff7a8a); --ok: var(--mha-ok, #5fd08a);
+  background: var(--bg);
+}
+@media (prefers-color-scheme: dark) {
+  :host([theme="auto"]) {
+    --fg: var(--mha-fg, #e8eaee); --muted: var(--mha-muted, #a3a9b6); --bg: var(--mha-bg, #16181d);
+    --panel: var(--mha-panel, #1f2229); --line: var(--mha-line, #3a3f4a); --accent: var(--mha-accent, #4c9be8);
+    --error: var(--mha-error, #ff7a8a); --ok: var(--mha-ok, #5fd08a);
+    background: var(--bg);
+  }
+}
 * { box-sizing: border-box; }
 button, select, input, summary { font: inherit; color: inherit; }
 button {
