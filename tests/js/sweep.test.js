@@ -30,6 +30,11 @@ function prng(seed) {
   return { next, int, pick, chance };
 }
 
+// Values that JSON.stringify cannot turn into text (it throws RangeError and TypeError).
+const DEEP = Array.from({ length: 100000 }).reduce((inner) => [inner], 1);
+const CIRCULAR = { note: 'contains itself' };
+CIRCULAR.self = CIRCULAR;
+
 const divisors = (n) => Array.from({ length: n }, (_, i) => i + 1).filter((d) => n % d === 0);
 
 // Values in [-scale, scale): as a Float32Array or a plain array, which the API takes alike.
@@ -179,6 +184,15 @@ function invalidConfig(r) {
       return [{ ...base(), [key]: r.pick(bad) }, key];
     },
     () => [r.pick([null, 42, 'B=2', [2, 4, 8, 2], true]), 'config'],  // not an object at all
+    () => {  // a value JSON cannot carry: nested 100,000 deep, or containing itself
+      const field = r.pick(['B', 'H', 'Tk', 'mask', 'keyLengths', 'x', 'weights.Wk', 'weights', 'memoryCap', 'extra']);
+      const value = r.chance(0.5) ? DEEP : CIRCULAR;
+      const config = base();
+      if (field === 'weights.Wk') config.weights = { Wq: [1], Wk: value };
+      else config[field] = value;
+      // A circular weights object is read entry by entry: the entry that holds the circle is named.
+      return [config, field === 'weights' && value === CIRCULAR ? 'weights.self' : field];
+    },
   ];
   return r.pick(kinds)();
 }
@@ -218,12 +232,20 @@ function checkInvalid(engine, config, field, where) {
   assert.notEqual(error.code, 'internal', `${context}: ${error.message}`);
 }
 
-const describe = (config) =>
-  JSON.stringify(config, (_key, value) => {
-    if (ArrayBuffer.isView(value) || (Array.isArray(value) && value.length > 8)) return `[${value.length} values]`;
-    if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-    return value;
-  });
+function describe(config) {
+  if (config === DEEP || config === CIRCULAR) return config === DEEP ? '[100,000 levels deep]' : '{contains itself}';
+  try {
+    return JSON.stringify(config, (_key, value) => {
+      if (value === DEEP) return '[100,000 levels deep]';
+      if (value === CIRCULAR) return '{contains itself}';
+      if (ArrayBuffer.isView(value) || (Array.isArray(value) && value.length > 8)) return `[${value.length} values]`;
+      if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+      return value;
+    });
+  } catch {
+    return String(config);
+  }
+}
 
 test(`input sweep: ${VALID + INVALID} configs from seed ${SEED}, one engine`, { timeout: 240_000 }, async () => {
   const engine = await createEngine();
@@ -251,7 +273,7 @@ test(`input sweep: ${VALID + INVALID} configs from seed ${SEED}, one engine`, { 
   assert.deepEqual(engine.run(probe).output, first);
   checkValid(engine, { config: { ...probe, x: new Float32Array(2 * 5 * 12).fill(0.25) }, cross: true, Tk: 3 }, 'after the sweep');
   // Every kind of field was exercised.
-  for (const field of ['B', 'T', 'Tk', 'C', 'H', 'Hkv', 'keyLengths', 'keyLengths[i]', 'x', 'x[i]', 'kv', 'weights', 'weights.Wq', 'weights.bo', 'memoryCap', 'mask', 'bias', 'seed', 'snapshots', 'config']) {
+  for (const field of ['B', 'T', 'Tk', 'C', 'H', 'Hkv', 'keyLengths', 'keyLengths[i]', 'x', 'x[i]', 'kv', 'weights', 'weights.Wq', 'weights.Wk', 'weights.bo', 'memoryCap', 'mask', 'bias', 'seed', 'snapshots', 'config', 'extra']) {
     assert.ok(fields.get(field) > 0, `no invalid config named ${field}`);
   }
 });

@@ -43,6 +43,31 @@ function jsonSafe(_key, value) {
   return value;
 }
 
+// JSON.stringify throws a RangeError for a value nested a few thousand levels deep and a TypeError
+// for one that contains itself: report that as a config error naming the key that holds it.
+function toJson(rest) {
+  try {
+    return JSON.stringify(rest, jsonSafe);
+  } catch (error) {
+    const unreadable = (value) => {
+      try {
+        JSON.stringify(value, jsonSafe);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    let field = Object.keys(rest).find((key) => unreadable(rest[key])) ?? 'config';
+    const inner = field === 'weights' && isPlainObject(rest.weights) && Object.keys(rest.weights).find((name) => unreadable(rest.weights[name]));
+    if (inner) field = `weights.${inner}`;
+    throw new MhaError({
+      code: 'bad_type',
+      field,
+      message: `${field} cannot be read as a config value: ${error instanceof RangeError ? 'it is nested too deeply' : 'it contains itself'}.`,
+    });
+  }
+}
+
 // The config as JSON for the engine's parser, with the tensors taken out as Float32Arrays.
 function splitConfig(config) {
   if (!isPlainObject(config)) {
@@ -68,7 +93,7 @@ function splitConfig(config) {
       rest[key] = value;
     }
   }
-  return { json: JSON.stringify(rest, jsonSafe), tensors };
+  return { json: toJson(rest), tensors };
 }
 
 function unwrap(result) {
