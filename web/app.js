@@ -29,9 +29,17 @@ function applyLanguage() {
   playground.setAttribute('lang', lang);
 }
 
-function writeUrl(state) {
-  const query = encodeState(state, lang).toString();
-  history.replaceState(null, '', `${location.pathname}${query ? `?${query}` : ''}${location.hash}`);
+// replaceState makes Chromium settle style and layout of the whole page at once; while a reader
+// types or steps quickly, writing the URL once things are quiet keeps each keystroke fast.
+let urlTimer = null;
+function writeUrl(state, { now = false } = {}) {
+  clearTimeout(urlTimer);
+  const write = () => {
+    const query = encodeState(state, lang).toString();
+    history.replaceState(null, '', `${location.pathname}${query ? `?${query}` : ''}${location.hash}`);
+  };
+  if (now) write();
+  else urlTimer = setTimeout(write, 150);
 }
 
 applyLanguage();
@@ -47,7 +55,7 @@ for (const button of document.querySelectorAll('[data-lang]')) {
       // not remembered, but the switch still works for this visit
     }
     applyLanguage();
-    writeUrl(playground.state);
+    writeUrl(playground.state, { now: true });
   });
 }
 

@@ -49,6 +49,7 @@ export class MhaHeatmapElement extends HTMLElement {
   });
   #tokens = null;
   #root;
+  #renderQueued = false;
   #active = null; // { panel, r, c } for the keyboard cursor
 
   constructor() {
@@ -69,7 +70,7 @@ export class MhaHeatmapElement extends HTMLElement {
     if (SOURCE_ATTRIBUTES.includes(name)) {
       if (!this.#external && this.isConnected) this.#source.refresh();
     } else {
-      this.#render();
+      this.#queueRender();
     }
   }
 
@@ -91,7 +92,7 @@ export class MhaHeatmapElement extends HTMLElement {
 
   /** Query token labels; keys use the same ones for self-attention, s0… for a separate source. */
   get tokens() { return this.#tokens; }
-  set tokens(tokens) { this.#tokens = tokens; this.#render(); }
+  set tokens(tokens) { this.#tokens = tokens; this.#queueRender(); }
 
   get stepId() {
     const id = this.getAttribute('step');
@@ -121,10 +122,20 @@ export class MhaHeatmapElement extends HTMLElement {
   #select(b, h) {
     this.setAttribute('batch', b);
     this.setAttribute('head', h);
+    this.#render(); // now, so that keyboard focus can move to the redrawn panel
     this.dispatchEvent(new CustomEvent('mha-select', { bubbles: true, composed: true, detail: { step: this.stepId, batch: b, head: h } }));
   }
 
+  // Several attribute or property changes in one task (the playground sets step, batch, head,
+  // tokens and run together) draw once.
+  #queueRender() {
+    if (this.#renderQueued) return;
+    this.#renderQueued = true;
+    queueMicrotask(() => { if (this.#renderQueued) this.#render(); });
+  }
+
   #render() {
+    this.#renderQueued = false;
     if (!this.isConnected) return;
     const lang = langOf(this);
     const t = tr(lang);
@@ -236,7 +247,7 @@ export class MhaHeatmapElement extends HTMLElement {
     const figure = el('figure', { class: 'panel', tabindex: 0, role: 'img', 'data-b': b, 'data-h': h, 'aria-selected': String(selected),
       'aria-label': t('hm.panelLabel').replace('{step}', t(`step.${step.id}`)).replace('{b}', b).replace('{h}', h).replace('{rows}', panel.rows).replace('{cols}', panel.cols) },
       picture, el('figcaption', {}, caption));
-    figure.style.width = `${Math.round(geometry.width * 1.3)}px`; // ~30 px cells; max-width keeps it inside a phone screen
+    figure.style.width = `${(geometry.width * 0.08).toFixed(2)}em`; // ~30 px cells at 15 px type; max-width keeps it inside the host's column
 
     const show = (r, c, event) => {
       const i = panel.offset + r * panel.cols + c;

@@ -31,7 +31,8 @@ const CONTROLS = [
 
 const ATTRIBUTES = { b: 'B', tk: 'Tk', c: 'C', h: 'H', hkv: 'Hkv', mask: 'mask', 'key-lengths': 'keyLengths', bias: 'bias', seed: 'seed', tokens: 'tokens' };
 
-const PAGE_MEMORY_CAP = 32 * 2 ** 20; // a page that stays responsive: the engine explains the cap if it is hit
+const PAGE_MEMORY_CAP = 32 * 2 ** 20;
+const MAX_MATRIX = 8; // rows and columns shown of each mistake's matrices // a page that stays responsive: the engine explains the cap if it is hit
 
 const STYLES = sheet(`
 section.block { margin: 1.2em 0; padding: 0.8em 1em; background: var(--panel); border-radius: 10px; }
@@ -390,9 +391,16 @@ export class MhaPlaygroundElement extends HTMLElement {
       el('details', {}, el('summary', {}, t('lessons.table')), table));
   }
 
-  #matrix(rows, { rowSums, colSums, digits = 2, labels } = {}) {
+  #matrix(allRows, { rowSums: allRowSums, colSums: allColSums, digits = 2, labels } = {}) {
+    // Big matrices are cut to their top-left corner: the point of each mistake shows there, and
+    // the page stays quick to redraw.
+    const rows = allRows.slice(0, MAX_MATRIX).map((row) => row.slice(0, MAX_MATRIX));
+    const rowSums = allRowSums?.slice(0, MAX_MATRIX);
+    const colSums = allColSums?.slice(0, MAX_MATRIX);
     const sumRow = colSums ? el('tr', {}, el('th', { class: 'sum' }, 'Σ'), colSums.map((v) => el('td', { class: 'sum mono', 'data-colsum': v }, formatValue(v, digits))), rowSums ? el('td', {}, '') : null) : null;
+    const cut = allRows.length > MAX_MATRIX || allRows[0].length > MAX_MATRIX;
     return el('table', { class: 'matrix' },
+      cut ? el('caption', { class: 'note' }, tr(this.#lang)('mistakes.corner').replaceAll('{n}', MAX_MATRIX).replace('{rows}', allRows.length).replace('{cols}', allRows[0].length)) : null,
       rows.map((row, r) => el('tr', {}, el('th', {}, labels?.[r] ?? r), row.map((v) => el('td', { class: 'mono', 'data-value': v }, formatValue(v, digits))),
         rowSums ? el('td', { class: 'sum mono', 'data-rowsum': rowSums[r] }, formatValue(rowSums[r], digits)) : null)),
       sumRow);
@@ -429,7 +437,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     const reshape = card('reshapeWithoutTranspose', t('mistakes.reshape'),
       el('p', {}, t('mistakes.reshapeWhat').replace('{n}', r.scrambledRows).replace('{m}', r.rows.length)),
       el('table', { class: 'matrix' }, el('tr', {}, el('th', {}, t('mistakes.headRow')), el('th', {}, t('mistakes.holds'))),
-        r.rows.map((row) => el('tr', { 'data-scrambled': String(row.scrambled) }, el('th', {}, `h${row.h} · ${labels[row.t] ?? row.t}`),
+        r.rows.slice(0, 2 * MAX_MATRIX).map((row) => el('tr', { 'data-scrambled': String(row.scrambled) }, el('th', {}, `h${row.h} · ${labels[row.t] ?? row.t}`),
           el('td', { class: row.scrambled ? 'holds label-wrong' : 'holds label-right' }, t('mistakes.holdsText').replace('{token}', labels[row.token] ?? row.token).replace('{h}', row.tokenHead))))));
 
     const n = noScale(run, (config) => this.#engine.run(config));

@@ -56,6 +56,7 @@ export class MhaWalkthroughElement extends HTMLElement {
   #shownId = null;
   #timer = null;
   #root;
+  #renderQueued = false;
   #onKey = (event) => this.#handleKey(event);
 
   constructor() {
@@ -81,7 +82,7 @@ export class MhaWalkthroughElement extends HTMLElement {
     if (SOURCE_ATTRIBUTES.includes(name)) {
       if (!this.#external && this.isConnected) this.#source.refresh();
     } else {
-      this.#render();
+      this.#queueRender();
     }
   }
 
@@ -115,7 +116,7 @@ export class MhaWalkthroughElement extends HTMLElement {
 
   /** Token labels (query positions) for captions. */
   get tokens() { return this.#tokens; }
-  set tokens(tokens) { this.#tokens = tokens; this.#render(); }
+  set tokens(tokens) { this.#tokens = tokens; } // labels only; the next run draws them
 
   /** The id of the step on screen. */
   get stepId() { return this.#visibleSteps()[this.#index]?.id ?? null; }
@@ -171,7 +172,16 @@ export class MhaWalkthroughElement extends HTMLElement {
     if (inList) this.#root.querySelector(`.steps button[data-id="${this.stepId}"]`)?.focus();
   }
 
+  // Several attribute or property changes in one task (the playground sets step, batch, head,
+  // tokens and run together) draw once.
+  #queueRender() {
+    if (this.#renderQueued) return;
+    this.#renderQueued = true;
+    queueMicrotask(() => { if (this.#renderQueued) this.#render(); });
+  }
+
   #render() {
+    this.#renderQueued = false;
     if (!this.isConnected) return;
     const lang = langOf(this);
     const t = tr(lang);
@@ -303,7 +313,7 @@ export class MhaWalkthroughElement extends HTMLElement {
     }
     picture.append(cells);
     // Cells about as big as a chip, never wider than the column: small tensors stay small.
-    picture.style.maxWidth = `${Math.round(width * 2.6)}px`;
+    picture.style.maxWidth = `${(width * 0.17).toFixed(2)}em`;
     figure.append(picture, el('figcaption', {}, t(`kind.${changeKind(this.#inputStep(step), step)}`)));
     if (animate && !reducedMotion()) this.#animate(step, rects, layout);
     return figure;
