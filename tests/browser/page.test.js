@@ -105,6 +105,11 @@ test('heatmaps: B·H of them with tokens, rows of weights sum to 1, values and m
   assert.equal(cells.filter((text) => text.startsWith('-∞')).length, Array.from(masked.data.subarray(0, T * T)).filter((v) => v === -Infinity).length);
   await page.locator('mha-heatmap select.step-select').selectOption('weights');
   await page.locator('mha-playground section.block:nth-of-type(4)').screenshot({ path: `${ARTIFACTS}heatmaps-gqa-en.png` });
+  // Hover: the pointer over a cell reads its exact value.
+  const cell = page.locator('mha-heatmap figure.panel[data-b="0"][data-h="1"] rect[data-r="2"][data-c="1"]');
+  await cell.hover();
+  await page.locator('mha-heatmap .readout', { hasText: weights.data[((0 * config.H + 1) * T + 2) * T + 1].toFixed(4) }).waitFor();
+  assert.match(await page.locator('mha-heatmap .readout').textContent(), /query “深度学习” → key “爱”/);
   // Keyboard: focus a heatmap, move with the arrows, read the exact value.
   const panel = page.locator('mha-heatmap figure.panel[data-b="1"][data-h="2"]');
   await panel.focus();
@@ -293,6 +298,13 @@ test('the mistakes panel shows real wrong versions and the self-test checks answ
   assert.ok(sums.wrongRows.some((s) => Math.abs(s - 1) > 1e-3));
   assert.deepEqual(sums.rightValues.map(Math.fround), Array.from(run.step('weights').data.subarray(0, 16)));
   assert.equal(await page.locator('[data-mistake="noTranspose"] [data-result="silent"]').count(), 1, 'T = D = 4 hides it');
+  // The lessons' numbers are the engine's: KV cache for MHA and MQA, scores size at this T.
+  const kv = await deep(page, ($, $$) => $$('mha-playground', '[data-card="kv"] td[data-bytes]').map((td) => Number(td.dataset.bytes)));
+  assert.deepEqual(kv, [env.engine.run({ ...CLASSIC, Hkv: 2 }).summary.kvCacheBytesPerToken, env.engine.run({ ...CLASSIC, Hkv: 1 }).summary.kvCacheBytesPerToken]);
+  const growthRow = await page.locator('mha-playground [data-card="growth"] tr[data-t="4"] td').allTextContents();
+  assert.equal(growthRow[1], run.step('scores').numel.toLocaleString('en-US'));
+  assert.equal(growthRow[2], run.summary.flops.toLocaleString('en-US'));
+  assert.equal(await page.locator('mha-playground [data-card="params"] tr[data-h="4"] td').nth(2).textContent(), env.engine.run({ ...CLASSIC, H: 4 }).summary.parameterCount.toLocaleString('en-US'));
   assert.equal(await page.locator('[data-warning="equal.transposeK"]').count(), 1);
   // Five tokens: T ≠ D, the same mistake is a shape error, and the warning goes away.
   await page.locator('mha-playground input[name="tokens"]').fill('one two three four five');

@@ -32,6 +32,7 @@ before(async () => {
 <mha-shapes id="shapes" b="1" c="8" h="4"></mha-shapes>
 <mha-heatmap id="bad" c="10" h="4"></mha-heatmap>
 <mha-heatmap id="xss" tokens="${XSS.replace(/</g, '&lt;').replace(/>/g, '&gt;')} b"></mha-heatmap>
+<mha-playground id="playground" lang="zh" c="12" h="4" hkv="1" theme="dark"></mha-playground>
 </body></html>`);
   host = await startServer({ port: 0, root: site });
 });
@@ -67,6 +68,9 @@ test('every element renders on a foreign page, one engine, the wasm found next t
   await page.locator('#walk h3').waitFor();
   await page.locator('#shapes .chip').first().waitFor();
   await page.locator('#xss figure.panel').first().waitFor();
+  await page.locator('#playground mha-walkthrough h3').waitFor();
+  assert.equal(await page.locator('#playground mha-heatmap figure.panel').count(), 8, 'the playground runs its attributes: B=2, H=4 (MQA)');
+  assert.equal(await page.locator('#playground #h-walkthrough').textContent(), '逐步讲解');
   const run = env.engine.run({ B: 2, T: 3, C: 12, H: 3 });
   assert.equal(await page.locator('#follower figure.panel').count(), run.summary.B * run.summary.H, 'the follower shows the stepper\'s run');
   const followerValues = await deep(page, ($, $$) => $$('#follower', 'figure.panel[data-b="1"][data-h="2"] rect[data-value]').map((r) => Number(r.dataset.value)));
