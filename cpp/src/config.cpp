@@ -195,6 +195,47 @@ std::uint64_t kv_cache_bytes_per_token(const Dims& d) {
     return 2ull * d.Hkv * d.D * sizeof(float);
 }
 
+bool is_scores_sized(const std::string& id) {
+    return id == "scores" || id == "scaled" || id == "masked" || id == "weights";
+}
+
+namespace {
+
+// Values of the step `id` in a run of these sizes (0 for an id no run has).
+double step_values(const Dims& d, const std::string& id) {
+    const double B = d.B, T = d.T, Tk = d.Tk, C = d.C, H = d.H, Hkv = d.Hkv, D = d.D;
+    if (id == "x" || id == "concat" || id == "output") return B * T * C;
+    if (id == "source") return B * Tk * C;
+    if (id == "q" || id == "q_split" || id == "q_heads" || id == "context" || id == "context_t") return B * T * H * D;
+    if (id == "k" || id == "v" || id == "k_split" || id == "v_split" || id == "k_heads" || id == "v_heads") return B * Tk * Hkv * D;
+    if (id == "k_shared" || id == "v_shared" || id == "k_t") return B * H * Tk * D;
+    if (is_scores_sized(id)) return B * H * T * Tk;
+    return 0;
+}
+
+// A lazy run's request: a step that exists, batch and head in range (both or neither, for a
+// scores-sized step only), and values within the memory cap.
+void check_request(const StepRequest& r, const Dims& d, double cap) {
+    double values = step_values(d, r.id);
+    if (values == 0)
+        throw MhaError(ErrorCode::unknown_step, "step", "There is no step \"" + r.id + "\" in a run.");
+    if (r.batch.has_value() != r.head.has_value() || (r.batch && !is_scores_sized(r.id)))
+        throw MhaError(ErrorCode::bad_value, "step",
+                       "A slice {batch, head} takes both, and only of scores, scaled, masked or weights; \"" + r.id +
+                           "\" is asked for whole.");
+    if (r.batch && (*r.batch < 0 || *r.batch >= static_cast<std::int64_t>(d.B)))
+        throw MhaError(ErrorCode::bad_value, "batch", "batch=" + str(*r.batch) + " is outside 0…" + std::to_string(d.B - 1) + ".");
+    if (r.head && (*r.head < 0 || *r.head >= static_cast<std::int64_t>(d.H)))
+        throw MhaError(ErrorCode::bad_value, "head", "head=" + str(*r.head) + " is outside 0…" + std::to_string(d.H - 1) + ".");
+    if (r.batch) values = static_cast<double>(d.T) * static_cast<double>(d.Tk);
+    if (values * sizeof(float) > cap)
+        throw MhaError(ErrorCode::memory_cap, "memoryCap",
+                       "Step \"" + r.id + "\" needs " + format_bytes(values * sizeof(float)) + ", above the memory cap of " +
+                           format_bytes(cap) + (is_scores_sized(r.id) && !r.batch ? ": ask for one {batch, head} of it." : "."));
+}
+
+}  // namespace
+
 Dims validate(const Config& c) {
     check_size("B", c.B, "the batch size (sequences per batch)");
     check_size("T", c.T, "the query length (tokens per sequence)");
@@ -249,7 +290,9 @@ Dims validate(const Config& c) {
                        "This config needs " + format_bytes(needed) + " for its tensors, more than this build of the "
                            "engine can address (" + format_bytes(static_cast<double>(SIZE_MAX)) +
                            "). Lower B, T, Tk or H: raising memoryCap cannot help.");
-    if (c.snapshots && needed > cap)
+    if (c.request) check_request(*c.request, d, cap);
+    // A lazy run keeps no values, and a request is checked for what it asks for.
+    if (c.snapshots && !c.lazy && !c.request && needed > cap)
         throw MhaError(ErrorCode::memory_cap, "memoryCap",
                        "This config needs " + format_bytes(needed) + " for its snapshots, above the memory cap of " +
                            format_bytes(cap) + " (the scores-sized steps alone hold B·H·Tq·Tk = " +

@@ -13,7 +13,7 @@ namespace {
 using json = nlohmann::json;
 
 const char* const known_keys[] = {"B", "T", "Tk", "C", "H", "Hkv", "bias", "seed", "mask", "keyLengths",
-                                  "x", "kv", "weights", "memoryCap", "snapshots"};
+                                  "x", "kv", "weights", "memoryCap", "snapshots", "request"};
 const char* const weight_keys[] = {"Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "bo"};
 
 // How a value reads in a message: NaN rather than {"$number":"NaN"}, long arrays shortened.
@@ -155,8 +155,21 @@ Config config_from_json(const std::string& text) {
         c.bias = root["bias"].get<bool>();
     }
     if (root.contains("snapshots")) {
-        if (!root["snapshots"].is_boolean()) wrong_type("snapshots", "true or false", root["snapshots"]);
-        c.snapshots = root["snapshots"].get<bool>();
+        if (root["snapshots"] == "lazy") {
+            c.lazy = true;
+        } else {
+            if (!root["snapshots"].is_boolean()) wrong_type("snapshots", "true, false or \"lazy\"", root["snapshots"]);
+            c.snapshots = root["snapshots"].get<bool>();
+        }
+    }
+    if (root.contains("request") && !root["request"].is_null()) {  // sent by engine.js for run.step(id, {batch, head})
+        const json& request = root["request"];
+        if (!request.is_object() || !request.contains("id") || !request["id"].is_string())
+            wrong_type("request", "an object {id, batch?, head?}", request);
+        StepRequest r{request["id"].get<std::string>(), std::nullopt, std::nullopt};
+        if (request.contains("batch") && !request["batch"].is_null()) r.batch = whole_number("batch", request["batch"], "a whole number ≥ 0");
+        if (request.contains("head") && !request["head"].is_null()) r.head = whole_number("head", request["head"], "a whole number ≥ 0");
+        c.request = std::move(r);
     }
     if (root.contains("seed")) {
         const std::int64_t seed = whole_number("seed", root["seed"], "a whole number from 0 to 4294967295");

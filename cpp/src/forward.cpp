@@ -68,34 +68,44 @@ struct StepInfo {
     std::vector<std::string> axes;
     const char* input_id = nullptr;  // the step whose values this one is compared with
     double flops = 0;
+    // Whether the step holds new values when its input's values are not at hand (a lazy run):
+    // false only for a scale by 1 or a mask that masks nothing.
+    bool changes_without_values = true;
 };
 
-// Records snapshots into a trace, or nothing at all when snapshots are off.
+// Records snapshots into a trace: all of them, none (snapshots off), only their metadata (a
+// lazy run), or only the one step a lazy run asks for.
 class Recorder {
 public:
-    Recorder(Trace& trace, bool enabled) : trace_(trace), enabled_(enabled) {}
+    explicit Recorder(Trace& trace, const Config& config)
+        : trace_(trace),
+          enabled_(config.snapshots || config.lazy || config.request),
+          metadata_only_(config.lazy && !config.request),
+          only_(config.request ? config.request->id : std::string()) {}
 
     // `produced` is the tensor as the step left it: a container, or a view whose strides are
     // those xtensor reports for that view.
     template <class E>
     void record(StepInfo info, const E& produced, const std::string& operands = "") {
         trace_.flops += info.flops;
-        if (!enabled_) return;
+        if (!wants(info.id)) return;
         Snapshot s;
         s.shape = shape_of(produced);
         s.strides = strides_t(produced.strides().begin(), produced.strides().end());
         s.contiguous = is_contiguous(s.shape, s.strides);
         s.numel = produced.size();
-        s.data.resize(s.numel);
-        copy_row_major(produced, s.data.data());
+        if (!metadata_only_) {
+            s.data.resize(s.numel);
+            copy_row_major(produced, s.data.data());
+        }
         finish(std::move(s), std::move(info), operands);
     }
 
     // A step whose values were computed straight into `data` (row-major, contiguous): the snapshot
-    // takes the buffer over instead of copying it.
+    // takes the buffer over instead of copying it. `data` may be empty for metadata only.
     void record_owned(StepInfo info, std::vector<float>&& data, const shape_t& shape, const std::string& operands) {
         trace_.flops += info.flops;
-        if (!enabled_) return;
+        if (!wants(info.id)) return;
         Snapshot s;
         s.shape = shape;
         s.strides.assign(shape.size(), 0);
@@ -105,14 +115,20 @@ public:
             stride *= static_cast<std::ptrdiff_t>(shape[i]);
         }
         s.contiguous = true;
-        s.numel = data.size();
-        s.data = std::move(data);
+        s.numel = static_cast<std::size_t>(stride);
+        if (!metadata_only_) s.data = std::move(data);
         finish(std::move(s), std::move(info), operands);
     }
 
     bool enabled() const { return enabled_; }
+    /// Every step's values are kept (the full, eager trace).
+    bool keeps_all_values() const { return enabled_ && !metadata_only_ && only_.empty(); }
+    /// This step's values are kept.
+    bool keeps_values(const char* id) const { return wants(id) && !metadata_only_; }
 
 private:
+    bool wants(const char* id) const { return enabled_ && (only_.empty() || only_ == id); }
+
     void finish(Snapshot&& s, StepInfo&& info, const std::string& operands) {
         s.id = info.id;
         s.title = info.title;
@@ -122,14 +138,20 @@ private:
         s.bytes = s.numel * sizeof(float);
         s.flops = info.flops;
         s.shape_formula = operands.empty() ? shape_text(s.shape) : operands + " → " + shape_text(s.shape);
-        s.changes_values = info.input_id && !moves_values_only(s.op) &&
-                           has_new_values(s.data, trace_.step(info.input_id).data);
+        if (info.input_id && !moves_values_only(s.op)) {
+            const Snapshot* input = nullptr;
+            for (const Snapshot& step : trace_.steps)
+                if (step.id == info.input_id) input = &step;
+            s.changes_values = input && !s.data.empty() ? has_new_values(s.data, input->data) : info.changes_without_values;
+        }
         trace_.snapshot_bytes += s.bytes;
         trace_.steps.push_back(std::move(s));
     }
 
     Trace& trace_;
     bool enabled_;
+    bool metadata_only_;
+    std::string only_;  // the one step a lazy run asks for, or empty for all
 };
 
 Weights resolve_weights(const Config& config, const Dims& d) {
@@ -205,7 +227,7 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
     trace.parameter_count = parameter_count(d, config.bias);
     trace.kv_cache_bytes_per_token = kv_cache_bytes_per_token(d);
     const Weights& w = trace.weights;
-    Recorder rec(trace, config.snapshots);
+    Recorder rec(trace, config);
     const std::string b_or_nothing = config.bias ? " + b" : "";
 
     // 1. Input. // [B, T, C]
@@ -310,41 +332,66 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
         return first;
     };
     const std::size_t head_size = T * Tk, all_heads = B * H * head_size;
-    const bool recording = rec.enabled();
-    std::vector<float> scores(recording ? all_heads : head_size);
-    std::vector<float> scaled(recording ? all_heads : 0), masked(recording ? all_heads : 0), weights(recording ? all_heads : 0);
+    // Each scores-sized step gets its own [B, H, Tq, Tk] buffer only if its values are kept;
+    // otherwise a head's step is computed in `work`, one [Tq, Tk] matrix reused head after head.
+    // A lazy run's request for one {batch, head} computes that head alone and keeps a copy.
+    const StepRequest* request = config.request ? &*config.request : nullptr;
+    const bool head_slice = request && request->batch;
+    auto full = [&](const char* id) { return !head_slice && rec.keeps_values(id); };
+    std::vector<float> scores(full("scores") ? all_heads : 0), scaled(full("scaled") ? all_heads : 0),
+        masked(full("masked") ? all_heads : 0), weights(full("weights") ? all_heads : 0);
+    std::vector<float> work(scores.empty() || scaled.empty() || masked.empty() || weights.empty() ? head_size : 0);
+    std::vector<float> slice;  // the requested head's matrix
     std::vector<bool> row_fully_masked(B * T, false);
     tensor3 concat = xt::empty<float>({B, T, C});  // step 11 writes each head's context into its columns
 
     for (std::size_t b = 0; b < B; ++b) {
         for (std::size_t h = 0; h < H; ++h) {
-            const std::size_t at = recording ? (b * H + h) * head_size : 0;
+            const bool requested = head_slice && static_cast<std::size_t>(*request->batch) == b &&
+                                   static_cast<std::size_t>(*request->head) == h;
+            if (head_slice && !requested) continue;
+            auto keep_slice = [&](const char* id, const float* values) {
+                if (requested && request->id == id) slice.assign(values, values + head_size);
+            };
+            auto head_of = [&](std::vector<float>& buffer) {
+                return buffer.empty() ? work.data() : buffer.data() + (b * H + h) * head_size;
+            };
             // 7. Scores: every query against every key. // [Tq, Tk] of [B, H, Tq, Tk]
-            float* s = scores.data() + at;
+            float* s = head_of(scores);
             gemm(T, D, Tk, {q_head(b, h), HD}, {k_head(b, h), 1, KD}, s, static_cast<std::ptrdiff_t>(Tk));
+            keep_slice("scores", s);
 
             // 8. Scale by 1/√D so that the scores' spread does not grow with D.
-            float* scaled_head = recording ? scaled.data() + at : s;
+            float* scaled_head = head_of(scaled);
             for (std::size_t i = 0; i < head_size; ++i) scaled_head[i] = s[i] * inv_sqrt_d;
+            keep_slice("scaled", scaled_head);
 
             // 9. Mask: −∞ where a query may not look.
-            float* masked_head = recording ? masked.data() + at : scaled_head;
+            float* masked_head = head_of(masked);
             if (masked_head != scaled_head) std::copy_n(scaled_head, head_size, masked_head);
             for (std::size_t i = 0; i < T; ++i)
                 std::fill(masked_head + i * Tk + first_masked_key(b, i), masked_head + (i + 1) * Tk, minus_inf);
+            keep_slice("masked", masked_head);
 
             // 10. Softmax over Tk: each query's weights over the keys sum to 1. softmax_row
             // subtracts the row maximum, which keeps exp() finite; a row whose keys are all
             // masked (maximum −∞) gets zero weights instead of the NaN of 0/0.
-            float* weights_head = recording ? weights.data() + at : masked_head;
+            float* weights_head = head_of(weights);
             for (std::size_t i = 0; i < T; ++i)
                 if (!softmax_row(masked_head + i * Tk, weights_head + i * Tk, Tk)) row_fully_masked[b * T + i] = true;
+            keep_slice("weights", weights_head);
 
             // 11. Context: each query's weighted sum of the values, written into head h's
             // columns of concat. // [Tq, D] of [B, Tq, H, D]
             gemm(T, Tk, D, {weights_head, static_cast<std::ptrdiff_t>(Tk)}, {v_head(b, h), KD}, &concat(b, 0, h * D),
                  static_cast<std::ptrdiff_t>(C));
         }
+    }
+    if (head_slice) {  // a lazy run's request for one head: its matrix is the whole answer
+        const std::string id = request->id;
+        const char* input = id == "scores" ? "q_heads" : id == "scaled" ? "scores" : id == "masked" ? "scaled" : "masked";
+        rec.record_owned({request->id.c_str(), "", "", "", {"B", "H", "Tq", "Tk"}, input}, std::move(slice), {1, 1, T, Tk}, "");
+        return trace;
     }
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t i = 0; i < T; ++i)
@@ -357,7 +404,8 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
     rec.record_owned({"scores", "Attention scores Q·Kᵀ", "matmul", "Q·Kᵀ", {"B", "H", "Tq", "Tk"}, "q_heads",
                       2.0 * B * H * T * Tk * D},
                      std::move(scores), scores_shape, shape_text({B, H, T, D}) + " @ " + shape_text({B, H, D, Tk}));
-    rec.record_owned({"scaled", "Scale by 1/√D", "scale", "Q·Kᵀ / √D", {"B", "H", "Tq", "Tk"}, "scores", 1.0 * all_heads},
+    rec.record_owned({"scaled", "Scale by 1/√D", "scale", "Q·Kᵀ / √D", {"B", "H", "Tq", "Tk"}, "scores", 1.0 * all_heads,
+                      D != 1},
                      std::move(scaled), scores_shape, shape_text({B, H, T, Tk}) + " × 1/√" + std::to_string(D));
     // The mask's own shape, broadcast over the scores: causal [Tq, Tk], padding [B, 1, 1, Tk].
     const std::string mask_text =
@@ -365,7 +413,10 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
         : causal          ? " + causal mask " + shape_text({T, Tk})
         : padding         ? " + padding mask " + shape_text({B, 1, 1, Tk})
                           : " with no mask";
-    rec.record_owned({"masked", "Apply the mask", "mask", "S + M, M = −∞ where masked", {"B", "H", "Tq", "Tk"}, "scaled"},
+    bool masks_a_key = causal && Tk > 1;
+    for (std::size_t b = 0; padding && b < B; ++b) masks_a_key |= static_cast<std::size_t>((*config.key_lengths)[b]) < Tk;
+    rec.record_owned({"masked", "Apply the mask", "mask", "S + M, M = −∞ where masked", {"B", "H", "Tq", "Tk"}, "scaled", 0.0,
+                      masks_a_key},
                      std::move(masked), scores_shape, shape_text({B, H, T, Tk}) + mask_text);
     rec.record_owned({"weights", "Softmax over keys", "softmax", "A = softmax(S, over Tk)", {"B", "H", "Tq", "Tk"}, "masked",
                       4.0 * all_heads},
@@ -374,7 +425,7 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
     // The context as its own [B, H, Tq, D] tensor, and back to tokens first: a view with permuted
     // strides, not contiguous. // [B, Tq, H, D]
     tensor4 context;
-    if (recording) {
+    if (rec.enabled()) {  // metadata too needs its shape and strides
         context = xt::empty<float>({B, H, T, D});
         copy_row_major(permuted(view_as<4>(concat.data(), {B, T, H, D}), {0, 2, 1, 3}), context.data());
     }

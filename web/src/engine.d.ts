@@ -31,8 +31,14 @@ export interface Config {
   weights?: Partial<Weights<Float32Array | number[]>>;
   /** Bytes of snapshots a run may hold; default 256 MiB. */
   memoryCap?: number;
-  /** false: compute the output only (run.steps is empty); default true. */
-  snapshots?: boolean;
+  /**
+   * true (default): every step with its values. false: compute the output only (run.steps is
+   * empty; what `npm run bench` times). 'lazy': every step's metadata with `data: null`, attention
+   * one head at a time, so that a size whose full trace would pass memoryCap still runs (B=1
+   * T=4096 C=768 H=12 within the default cap); `run.step(id)` or `run.step(id, {batch, head})`
+   * then computes the values asked for.
+   */
+  snapshots?: boolean | 'lazy';
 }
 
 export interface Weights<T = Float32Array> {
@@ -65,8 +71,13 @@ export interface Step {
   shapeFormula: string;
   shape: number[];
   axes: AxisName[];
-  /** Values in row-major order of `shape`; masked scores are -Infinity. An owned copy. */
-  data: Float32Array;
+  /**
+   * Values in row-major order of `shape`; masked scores are -Infinity. An owned copy.
+   * null in `run.steps` of a lazy run: ask `run.step(id)` for them.
+   */
+  data: Float32Array | null;
+  /** Set on a step returned by `run.step(id, {batch, head})`: the slice its values are. */
+  slice?: StepSlice;
   /** Element strides of the produced tensor as xtensor reports them (0 for axes of length 1). */
   strides: number[];
   /** False for a view with permuted strides (a transpose). */
@@ -77,6 +88,12 @@ export interface Step {
   flops: number;
   /** numel · 4 */
   bytes: number;
+}
+
+/** One batch row's head of a [B, H, Tq, Tk] step. */
+export interface StepSlice {
+  batch: number;
+  head: number;
 }
 
 export interface Summary {
@@ -105,8 +122,14 @@ export class Run {
    * engine was given (the caller's own Float32Arrays, or their Float32Array conversion).
    */
   readonly weights: Weights;
-  /** @throws MhaError (code "unknown_step") */
-  step(id: StepId | string): Step;
+  /**
+   * The step with this id. With `{batch, head}` (scores, scaled, masked, weights only): that
+   * batch row's head, shape [1, 1, Tq, Tk], strides [0, 0, Tk, 1]. In a lazy run the engine
+   * computes the values here (for a slice: the projections and that one head's attention).
+   * @throws MhaError (code "unknown_step"; "bad_value" for a slice of another step or an index
+   *   out of range; "memory_cap" for a whole scores-sized step above memoryCap)
+   */
+  step(id: StepId | string, slice?: StepSlice): Step;
 }
 
 export type ErrorCode =

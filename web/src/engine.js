@@ -101,29 +101,61 @@ function unwrap(result) {
   return result;
 }
 
+const SCORES_SIZED = ['scores', 'scaled', 'masked', 'weights'];
+
 /** One forward pass: its steps in walkthrough order and what it computed. */
 export class Run {
-  constructor({ steps, summary, warnings, output, weights }) {
+  #fetch;
+
+  // `fetch(step, slice)`: for a lazy run, computes a step's values (or one head's) on request.
+  constructor({ steps, summary, warnings, output, weights }, fetch = null) {
     this.steps = steps;
     this.summary = summary;
     this.warnings = warnings;
     this.output = output;
     this.weights = weights;
+    this.#fetch = fetch;
   }
 
-  /** The step with this id ('x', 'q', 'scores', 'weights', ...). */
-  step(id) {
+  /**
+   * The step with this id ('x', 'q', 'scores', 'weights', ...). With `{ batch, head }`, only that
+   * batch row's head of a scores-sized step (scores, scaled, masked, weights), shape [1, 1, Tq, Tk].
+   * In a lazy run (snapshots: 'lazy') steps have no values (data null) until asked for here:
+   * the engine then computes them (one head of attention for a {batch, head} slice).
+   */
+  step(id, slice) {
     const found = this.steps.find((step) => step.id === id);
-    if (found) return found;
-    const known = this.steps.map((step) => step.id).join(', ');
-    throw new MhaError({
-      code: 'unknown_step',
-      field: 'step',
-      message: known
-        ? `There is no step "${id}" in this run. Its steps are: ${known}.`
-        : `There is no step "${id}" in this run (it was computed without snapshots).`,
-    });
+    if (!found) {
+      const known = this.steps.map((step) => step.id).join(', ');
+      throw new MhaError({
+        code: 'unknown_step',
+        field: 'step',
+        message: known
+          ? `There is no step "${id}" in this run. Its steps are: ${known}.`
+          : `There is no step "${id}" in this run (it was computed without snapshots).`,
+      });
+    }
+    if (slice === undefined || slice === null) return found.data || !this.#fetch ? found : this.#fetch(found, null);
+    const { batch, head } = slice;
+    const { B, H, T, Tk } = this.summary;
+    if (!SCORES_SIZED.includes(id)) {
+      throw new MhaError({ code: 'bad_value', field: 'step', message: `A slice {batch, head} takes both, and only of scores, scaled, masked or weights; "${id}" is asked for whole.` });
+    }
+    for (const [name, value, count] of [['batch', batch, B], ['head', head, H]]) {
+      if (!Number.isInteger(value) || value < 0 || value >= count) {
+        throw new MhaError({ code: 'bad_value', field: name, message: `${name}=${String(value)} is outside 0…${count - 1}.` });
+      }
+    }
+    if (!found.data) return this.#fetch(found, { batch, head });
+    const start = (batch * H + head) * T * Tk;
+    return sliceOf(found, found.data.slice(start, start + T * Tk), { batch, head });
   }
+}
+
+// A step's metadata with the values of one {batch, head} slice, [1, 1, Tq, Tk].
+function sliceOf(step, data, slice) {
+  const { T, Tk } = { T: step.shape[2], Tk: step.shape[3] };
+  return { ...step, shape: [1, 1, T, Tk], strides: [0, 0, Tk, 1], contiguous: true, numel: data.length, bytes: data.length * 4, data, slice };
 }
 
 class Engine {
@@ -133,25 +165,45 @@ class Engine {
     this.#module = module;
   }
 
-  /** Validates `config` and runs the forward pass; throws MhaError naming the first problem. */
+  /**
+   * Validates `config` and runs the forward pass; throws MhaError naming the first problem.
+   * `snapshots: 'lazy'` returns every step's metadata with `data: null`, for sizes whose full
+   * trace would not fit the memory cap (B=1 T=4096 C=768 H=12: 3.4 GiB); `run.step(id, {batch,
+   * head})` then computes what is asked for.
+   */
   run(config) {
     const { json, tensors } = splitConfig(config);
-    const module = this.#module;
-    const result = unwrap(module.run(json, Object.keys(tensors).length ? tensors : null));
-    try {
-      // The run's metadata is JSON; each tensor is [first float, length] in the wasm heap, copied
-      // out here (slice) before the engine frees the run.
-      const trace = JSON.parse(result.trace);
-      const heap = module.HEAPF32;
-      const copy = ([start, length]) => heap.slice(start, start + length);
-      for (const step of trace.steps) step.data = copy(step.data);
+    const lazy = config.snapshots === 'lazy';
+    const trace = this.#trace(json, tensors, (copy, parsed) => {
+      for (const step of parsed.steps) step.data = lazy ? null : copy(step.data);
       const weights = {};
       for (const name of WEIGHT_KEYS) {
         // Explicit weights come back as the Float32Arrays the engine was given.
         if (tensors[name]) weights[name] = tensors[name];
-        else if (trace.weights[name]) weights[name] = copy(trace.weights[name]);
+        else if (parsed.weights[name]) weights[name] = copy(parsed.weights[name]);
       }
-      return new Run({ steps: trace.steps, summary: trace.summary, warnings: trace.warnings, output: copy(trace.output), weights });
+      return { ...parsed, output: copy(parsed.output), weights };
+    });
+    if (!lazy) return new Run(trace);
+    // A lazy run asks the engine again, with the same config and tensors, for one step.
+    const fetch = (step, slice) => {
+      const request = JSON.stringify({ id: step.id, batch: slice?.batch, head: slice?.head });
+      const asked = `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}"request":${request}}`;
+      const data = this.#trace(asked, tensors, (copy, parsed) => copy(parsed.steps[0].data));
+      return slice ? sliceOf(step, data, slice) : { ...step, data };
+    };
+    return new Run(trace, fetch);
+  }
+
+  // Runs the engine on a config's JSON and tensors; `read(copy, trace)` takes what it needs from
+  // the parsed trace, whose tensors are [first float, length] in the wasm heap, with `copy`
+  // (one slice each) before the engine frees the run.
+  #trace(json, tensors, read) {
+    const module = this.#module;
+    const result = unwrap(module.run(json, Object.keys(tensors).length ? tensors : null));
+    try {
+      const heap = module.HEAPF32;
+      return read(([start, length]) => heap.slice(start, start + length), JSON.parse(result.trace));
     } finally {
       module.releaseTrace();
     }

@@ -27,6 +27,14 @@ struct Weights {
 
 constexpr std::uint64_t default_memory_cap = 256ull << 20;  // 256 MiB of snapshots
 
+/// A lazy run's request for the values of one step; for a scores-sized step (scores, scaled,
+/// masked, weights) optionally of one batch row and head only, [1, 1, Tq, Tk].
+struct StepRequest {
+    std::string id;
+    std::optional<std::int64_t> batch;
+    std::optional<std::int64_t> head;
+};
+
 /// A config as the user wrote it. Sizes are signed so that validation can name a negative one.
 struct Config {
     std::int64_t B = 0;                 ///< batch
@@ -44,6 +52,10 @@ struct Config {
     std::optional<Weights> weights;        ///< default: seeded
     std::uint64_t memory_cap = default_memory_cap;  ///< bytes of snapshots a run may hold
     bool snapshots = true;                 ///< false: compute the output only
+    /// snapshots: "lazy": every step's metadata but no values, and attention one head at a time,
+    /// so that any size whose working tensors fit runs; values are then asked for with `request`.
+    bool lazy = false;
+    std::optional<StepRequest> request;    ///< record only this step (a slice of it): what a lazy run asks
 };
 
 /// The sizes of a validated config, every default filled in.
@@ -58,6 +70,9 @@ Dims validate(const Config& config);
 
 /// @brief Bytes of all snapshots a run of these sizes records (what the memory cap limits).
 std::uint64_t snapshot_bytes(const Dims& dims);
+
+/// @brief True for the steps shaped [B, H, Tq, Tk] (scores, scaled, masked, weights).
+bool is_scores_sized(const std::string& step_id);
 
 /// @brief Parameter count: Wq, Wo are C×C, Wk, Wv are C×(Hkv·D); biases add H·D + 2·Hkv·D + C.
 std::uint64_t parameter_count(const Dims& dims, bool bias);

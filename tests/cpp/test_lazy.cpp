@@ -1,0 +1,89 @@
+#include <doctest/doctest.h>
+
+#include <cstring>
+
+#include "mha/error.hpp"
+#include "mha/forward.hpp"
+
+namespace {
+
+mha::Config causal_gqa() {
+    mha::Config c;
+    c.B = 2; c.T = 5; c.C = 12; c.H = 4; c.Hkv = 2; c.seed = 9;
+    c.mask = mha::MaskKind::causal;
+    c.key_lengths = std::vector<std::int64_t>{5, 3};
+    return c;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("a lazy run records every step's metadata and no values, and the same output") {
+    const mha::Trace eager = mha::forward(causal_gqa());
+    mha::Config c = causal_gqa();
+    c.lazy = true;
+    const mha::Trace lazy = mha::forward(c);
+    REQUIRE(lazy.steps.size() == eager.steps.size());
+    CHECK(same_bits(lazy.output, eager.output));
+    for (std::size_t i = 0; i < eager.steps.size(); ++i) {
+        const auto &l = lazy.steps[i], &e = eager.steps[i];
+        INFO(e.id);
+        CHECK(l.id == e.id);
+        CHECK(l.data.empty());
+        CHECK(l.shape == e.shape);
+        CHECK(l.strides == e.strides);
+        CHECK(l.numel == e.numel);
+        CHECK(l.shape_formula == e.shape_formula);
+        CHECK(l.changes_values == e.changes_values);
+    }
+}
+
+TEST_CASE("a request records one step, or one {batch, head} of a scores-sized step, as the eager run has it") {
+    const mha::Trace eager = mha::forward(causal_gqa());
+    for (const char* id : {"q_heads", "k_t", "scores", "masked", "weights", "context", "output"}) {
+        mha::Config c = causal_gqa();
+        c.lazy = true;
+        c.request = mha::StepRequest{id, std::nullopt, std::nullopt};
+        const mha::Trace asked = mha::forward(c);
+        INFO(id);
+        REQUIRE(asked.steps.size() == 1);
+        CHECK(same_bits(asked.steps[0].data, eager.step(id).data));
+    }
+    for (const char* id : {"scores", "scaled", "masked", "weights"})
+        for (std::int64_t b = 0; b < 2; ++b)
+            for (std::int64_t h = 0; h < 4; ++h) {
+                mha::Config c = causal_gqa();
+                c.lazy = true;
+                c.request = mha::StepRequest{id, b, h};
+                const mha::Trace asked = mha::forward(c);
+                INFO(id << " batch " << b << " head " << h);
+                REQUIRE(asked.steps.size() == 1);
+                CHECK(asked.steps[0].shape == std::vector<std::size_t>{1, 1, 5, 5});
+                const auto& whole = eager.step(id).data;
+                const std::vector<float> expected(whole.begin() + (b * 4 + h) * 25, whole.begin() + (b * 4 + h + 1) * 25);
+                CHECK(same_bits(asked.steps[0].data, expected));
+            }
+}
+
+TEST_CASE("a request is checked before any work: the step, the slice, and the memory cap") {
+    auto asking = [](const char* id, std::optional<std::int64_t> b, std::optional<std::int64_t> h) {
+        mha::Config c = causal_gqa();
+        c.lazy = true;
+        c.request = mha::StepRequest{id, b, h};
+        return c;
+    };
+    CHECK_THROWS_AS(mha::forward(asking("nope", std::nullopt, std::nullopt)), mha::MhaError);
+    CHECK_THROWS_AS(mha::forward(asking("q", 0, 0)), mha::MhaError);
+    CHECK_THROWS_AS(mha::forward(asking("weights", 2, 0)), mha::MhaError);
+    CHECK_THROWS_AS(mha::forward(asking("weights", 0, std::nullopt)), mha::MhaError);
+    mha::Config big;
+    big.B = 1; big.T = 4096; big.C = 768; big.H = 12;
+    big.request = mha::StepRequest{"weights", std::nullopt, std::nullopt};  // 768 MiB > 256 MiB
+    CHECK_THROWS_WITH(mha::validate(big), doctest::Contains("ask for one {batch, head} of it"));
+    big.request->batch = 0;
+    big.request->head = 11;  // 64 MiB: allowed
+    CHECK_NOTHROW(mha::validate(big));
+}
