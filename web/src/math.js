@@ -4,5 +4,7 @@ import katex from '../dist/katex.mjs';
 
 /** Renders LaTeX into `element`; the LaTeX is the page's own, never user text. */
 export function renderMath(element, latex) {
-  element.innerHTML = katex.renderToString(latex, { output: 'mathml', throwOnError: false, displayMode: false });
+  const mathml = katex.renderToString(latex, { output: 'mathml', throwOnError: false, displayMode: false });
+  // Chromium's MathML ignores mathvariant="double-struck"; the Unicode letter needs no font switch.
+  element.innerHTML = mathml.replace(/<mi mathvariant="double-struck">R<\/mi>/g, '<mi mathvariant="normal">ℝ</mi>');
 }

@@ -79,7 +79,7 @@ ol.quiz li { margin: 0.5em 0; }
 `);
 
 export class MhaPlaygroundElement extends HTMLElement {
-  static get observedAttributes() { return ['lang', ...Object.keys(ATTRIBUTES)]; }
+  static get observedAttributes() { return ['lang', 'theme', ...Object.keys(ATTRIBUTES)]; }
 
   #root;
   #engine = null;
@@ -117,7 +117,7 @@ export class MhaPlaygroundElement extends HTMLElement {
 
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue || !this.#root.firstChild) return;
-    if (name === 'lang') {
+    if (name === 'lang' || name === 'theme') {
       this.#build();
       this.#compute({ force: true });
       return;
@@ -168,7 +168,10 @@ export class MhaPlaygroundElement extends HTMLElement {
     const heatmap = el('mha-heatmap', { lang: this.#lang, step: this.#state.view, batch: this.#state.batch, head: this.#state.head });
     const shapes = el('mha-shapes', { lang: this.#lang });
     // Handing each child a run (none yet) tells it not to run a config of its own.
-    for (const child of [walkthrough, heatmap, shapes]) child.run = this.#run;
+    for (const child of [walkthrough, heatmap, shapes]) {
+      child.run = this.#run;
+      if (this.hasAttribute('theme')) child.setAttribute('theme', this.getAttribute('theme'));
+    }
     const onStep = (event) => {
       if (event.target === shapes) walkthrough.stepId = event.detail.step;
       this.#state.step = walkthrough.stepId;

@@ -195,6 +195,7 @@ export function baseStyles() {
 }
 * { box-sizing: border-box; }
 button, select, input, summary { font: inherit; color: inherit; }
+select { background: var(--bg); border: 1px solid var(--line); border-radius: 4px; padding: 0.15em 0.3em; }
 button {
   background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 0.3em 0.7em;
   cursor: pointer; min-height: 2.2em;
