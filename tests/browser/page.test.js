@@ -2,7 +2,7 @@
 // expected value comes from the engine run here in Node with the same config, never from the page.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { ARTIFACTS, TIMEOUT, deep, launch, openPage } from './harness.js';
 import { shapeText } from '../../web/src/format.js';
 import { STRINGS } from '../../web/src/i18n.js';
@@ -267,6 +267,7 @@ test('exports download a valid PNG, SVG and JSON of the current view', opts, asy
   assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   assert.ok(png.bytes.readUInt32BE(16) > 50 && png.bytes.readUInt32BE(20) > 50, 'a real image size');
   assert.match(png.name, /weights-b0-h1\.png$/);
+  await writeFile(`${ARTIFACTS}export-weights-b0-h1.png`, png.bytes);
   const svgFile = await grab('mha-heatmap button[data-export="svg"]');
   const svgText = svgFile.bytes.toString('utf8');
   assert.match(svgText, /^<\?xml/);

@@ -330,8 +330,11 @@ export class MhaHeatmapElement extends HTMLElement {
     copy.querySelectorAll('[fill="currentColor"]').forEach((node) => node.setAttribute('fill', '#1d1f24'));
     const t = tr(langOf(this));
     const title = `${t(`step.${this.stepId}`)} · b=${figure.dataset.b} · ${t('hm.head').replace('{h}', figure.dataset.h)}`;
-    const doc = svg('svg', { width: width * 2, height: (height + 24) * 2, viewBox: `0 -24 ${width} ${height + 24}` },
-      svg('rect', { x: 0, y: -24, width, height: height + 24, fill: '#ffffff' }),
+    // Wide enough for the title too (CJK characters are about twice as wide as Latin ones).
+    const titleWidth = [...title].reduce((sum, ch) => sum + (/[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? 12 : 7), 8);
+    const outer = Math.max(width, titleWidth);
+    const doc = svg('svg', { width: outer * 2, height: (height + 24) * 2, viewBox: `0 -24 ${outer} ${height + 24}` },
+      svg('rect', { x: 0, y: -24, width: outer, height: height + 24, fill: '#ffffff' }),
       svg('text', { x: 4, y: -8, 'font-size': 12, fill: '#1d1f24', 'font-family': 'sans-serif' }, title),
       copy);
     copy.setAttribute('width', width);
@@ -339,21 +342,63 @@ export class MhaHeatmapElement extends HTMLElement {
     return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(doc)}`;
   }
 
-  /** The selected heatmap as a PNG (the SVG drawn on a canvas). */
+  /**
+   * The selected heatmap as a PNG, drawn on a canvas from the same cells and labels as the SVG.
+   * Drawing directly (not loading the SVG as an image) needs no blob: image, so it also works
+   * on host pages whose CSP allows images from 'self' only.
+   */
   async exportPng() {
-    const text = this.exportSvg();
-    const url = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' }));
-    try {
-      const image = new Image();
-      image.src = url;
-      await image.decode();
-      const canvas = document.createElement('canvas');
-      canvas.width = image.naturalWidth;
-      canvas.height = image.naturalHeight;
-      canvas.getContext('2d').drawImage(image, 0, 0);
-      return await new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
-    } finally {
-      URL.revokeObjectURL(url);
+    const doc = new DOMParser().parseFromString(this.exportSvg(), 'image/svg+xml').documentElement;
+    const [x0, y0, width, height] = doc.getAttribute('viewBox').split(' ').map(Number);
+    const scale = 2;
+    const canvas = document.createElement('canvas');
+    canvas.width = Math.ceil(width * scale);
+    canvas.height = Math.ceil(height * scale);
+    const ctx = canvas.getContext('2d');
+    ctx.scale(scale, scale);
+    ctx.translate(-x0, -y0);
+    const number = (node, name) => Number(node.getAttribute(name) ?? 0);
+    for (const node of doc.querySelectorAll('rect, text')) {
+      if (node.closest('defs')) continue;
+      const fill = node.getAttribute('fill') ?? '#000000';
+      if (node.localName === 'rect') {
+        const [x, y, w, h] = ['x', 'y', 'width', 'height'].map((name) => number(node, name));
+        if (fill === 'none') continue;
+        if (fill.startsWith('url(')) {
+          // The hatch of a masked cell: light ground, dark diagonals.
+          ctx.save();
+          ctx.fillStyle = '#e8e8e8';
+          ctx.fillRect(x, y, w, h);
+          ctx.beginPath();
+          ctx.rect(x, y, w, h);
+          ctx.clip();
+          ctx.strokeStyle = '#444444';
+          ctx.lineWidth = 1.4;
+          for (let d = -h; d < w; d += 5) {
+            ctx.moveTo(x + d, y + h);
+            ctx.lineTo(x + d + h, y);
+          }
+          ctx.stroke();
+          ctx.restore();
+        } else {
+          ctx.fillStyle = fill;
+          ctx.fillRect(x, y, w, h);
+        }
+      } else {
+        ctx.save();
+        ctx.fillStyle = fill;
+        ctx.font = `${number(node, 'font-size') || 11}px system-ui, "Noto Sans CJK SC", sans-serif`;
+        ctx.textAlign = { end: 'right', middle: 'center' }[node.getAttribute('text-anchor')] ?? 'left';
+        const rotate = /rotate\((-?[\d.]+) ([\d.]+) ([\d.]+)\)/.exec(node.getAttribute('transform') ?? '');
+        if (rotate) {
+          ctx.translate(Number(rotate[2]), Number(rotate[3]));
+          ctx.rotate((Number(rotate[1]) * Math.PI) / 180);
+          ctx.translate(-Number(rotate[2]), -Number(rotate[3]));
+        }
+        ctx.fillText(node.textContent, number(node, 'x'), number(node, 'y'));
+        ctx.restore();
+      }
     }
+    return new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
   }
 }
