@@ -114,7 +114,7 @@ test('the iframe route renders one element from its URL, tokens as text', { time
   await page.locator('mha-heatmap figure.panel').first().waitFor();
   assert.equal(await page.locator('mha-heatmap figure.panel').count(), 4);
   assert.equal(await page.evaluate(() => document.querySelector('mha-heatmap').hasAttribute('onload')), false);
-  assert.equal(await page.locator('mha-heatmap h4').first().textContent(), '批次行 b = 0 ');
+  assert.equal(await page.locator('mha-heatmap h4').first().textContent(), '批次行 b = 0');
   assert.deepEqual(problems, []);
   await context.close();
 });

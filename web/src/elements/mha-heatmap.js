@@ -195,7 +195,7 @@ export class MhaHeatmapElement extends HTMLElement {
         box.append(el('div', { class: 'members' }, members.map((panel) => this.#panel(step, panel, geometry, scale, maskedAt, labels, readout, tip, t))));
         groups.append(box);
       }
-      grid.append(el('section', { class: 'batch', 'aria-label': `b=${b}` }, el('h4', {}, t('hm.batch').replace('{b}', b).replace('{tokens}', '')), groups));
+      grid.append(el('section', { class: 'batch', 'aria-label': `b=${b}` }, el('h4', {}, t('hm.batch').replace('{b}', b)), groups));
     }
     this.#root.replaceChildren(
       el('section', { class: 'hm', 'aria-label': t('hm.label') }, bar, note ? el('p', { class: 'note' }, note) : null, grid, readout, tip, this.#table(step, maskedAt, labels, t)));
