@@ -235,7 +235,7 @@ test('the URL holds the whole view and a link reopens it', opts, async () => {
   assert.equal(await page.locator('mha-playground input[name="Tk"]').inputValue(), '5');
   assert.equal(await page.locator('mha-playground input[name="bias"]').isChecked(), false);
   assert.equal(await page.locator('mha-heatmap select.step-select').inputValue(), 'scaled');
-  assert.equal(await page.locator('mha-heatmap figure.panel[aria-selected="true"]').getAttribute('data-h'), '3');
+  assert.equal(await page.locator('mha-heatmap figure.panel[aria-current="true"]').getAttribute('data-h'), '3');
   const run = env.engine.run({ B: 1, T: 3, Tk: 5, C: 12, H: 4, Hkv: 1, mask: 'causal', bias: false, seed: 9 });
   assert.equal((await shownStep(page)).shape, shapeText(run.step('k_t').shape));
   const values = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', 'figure.panel[data-h="3"] rect[data-value]').map((r) => Number(r.dataset.value)));

@@ -129,9 +129,9 @@ test('the docs page\'s embed code works when pasted into another page', { timeou
   const body = snippet.replace(/src="[^"]+"/, 'src="../../lib/mha-lens.js"');
   await writeFile(join(site, 'pages', 'deep', 'pasted.html'), `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>pasted</title></head><body>\n${body}\n</body></html>`);
   const { page, context, problems } = await open(`${host.url}pages/deep/pasted.html`);
-  await page.locator('mha-heatmap figure.panel[aria-selected="true"]').waitFor();
+  await page.locator('mha-heatmap figure.panel[aria-current="true"]').waitFor();
   assert.equal(await page.locator('mha-heatmap figure.panel').count(), 8);
-  assert.equal(await page.locator('mha-heatmap figure.panel[aria-selected="true"]').getAttribute('data-h'), '3');
+  assert.equal(await page.locator('mha-heatmap figure.panel[aria-current="true"]').getAttribute('data-h'), '3');
   assert.equal(await page.locator('mha-heatmap select.step-select').inputValue(), 'masked');
   assert.deepEqual(problems, []);
   await context.close();

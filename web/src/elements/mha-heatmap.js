@@ -26,7 +26,7 @@ const STYLES = sheet(`
 .group.shared { border: 2px dashed var(--muted); border-radius: 8px; padding: 0.3em; }
 .group-label { font-size: 0.8em; color: var(--muted); margin: 0; }
 figure.panel { margin: 0; padding: 0.25em; border: 2px solid transparent; border-radius: 6px; position: relative; cursor: pointer; max-width: 100%; }
-figure.panel[aria-selected="true"] { border-color: var(--accent); }
+figure.panel[aria-current="true"] { border-color: var(--accent); }
 figure.panel figcaption { font-size: 0.85em; text-align: center; }
 figure.panel svg { width: 100%; height: auto; display: block; }
 .readout { min-height: 1.5em; font-size: 0.95em; }
@@ -244,7 +244,7 @@ export class MhaHeatmapElement extends HTMLElement {
     const cursor = svg('rect', { width: cell - 1, height: cell - 1, fill: 'none', stroke: '#e0a100', 'stroke-width': 3, visibility: 'hidden' });
     picture.append(cursor);
     const caption = t('hm.head').replace('{h}', h) + (this.#run.summary.Hkv !== this.#run.summary.H ? ` · KV ${panel.kvHead}` : '');
-    const figure = el('figure', { class: 'panel', tabindex: 0, role: 'img', 'data-b': b, 'data-h': h, 'aria-selected': String(selected),
+    const figure = el('figure', { class: 'panel', tabindex: 0, role: 'img', 'data-b': b, 'data-h': h, 'aria-current': String(selected),
       'aria-label': t('hm.panelLabel').replace('{step}', t(`step.${step.id}`)).replace('{b}', b).replace('{h}', h).replace('{rows}', panel.rows).replace('{cols}', panel.cols) },
       picture, el('figcaption', {}, caption));
     figure.style.width = `${(geometry.width * 0.08).toFixed(2)}em`; // ~30 px cells at 15 px type; max-width keeps it inside the host's column
