@@ -260,3 +260,20 @@ TEST_CASE("edge: a JSON number past float32's range is refused by name, not turn
     // The largest float32 itself is a number like any other (and validate() judges its products).
     CHECK_NOTHROW(mha::config_from_json(R"({"B": 1, "T": 1, "C": 2, "H": 1, "x": [0.5, 3.4e38]})"));
 }
+
+TEST_CASE("edge: scores at the accepted limit, ±8.1e37, give a one-hot softmax and a finite output") {
+    // C = D = 1 and identity weights: q = k = x, so scores are x_i · x_j = ±8.1e37, just under the
+    // 8.5e37 that validate() accepts; s − max(s) reaches −1.6e38 and exp() of it must be exactly 0.
+    auto c = make(1, 2, 1, 1);
+    c.bias = false;
+    c.x = {9e18f, -9e18f};
+    c.weights = weights_of(1, 1, 1, 1.0f, false);
+    const mha::Trace t = mha::forward(c);
+    check_promises(t);
+    CHECK(t.step("scores").data[1] == doctest::Approx(-8.1e37).epsilon(1e-6));
+    CHECK(t.step("weights").data == std::vector<float>{1.0f, 0.0f, 0.0f, 1.0f});
+    CHECK(t.output == std::vector<float>{9e18f, -9e18f});
+
+    c.x = {1e19f, -1e19f};  // 1e38: past the limit, refused
+    CHECK(refusal_of(c).code == "bad_value");
+}

@@ -37,7 +37,7 @@ export function mixedRun(engine, i) {
   try {
     if (kind < 6) {
       // Once in 500 runs one large enough to grow the heap past its initial 16 MiB.
-      const size = i % 500 === 4 ? { B: 4, T: 128, C: 64, H: 8, mask: 'causal' } : SIZES[(i >> 1) % SIZES.length];
+      const size = i % 500 === 4 ? { B: 2, T: 256, C: 64, H: 8, mask: 'causal' } : SIZES[(i >> 1) % SIZES.length];
       const config = { ...size, seed: i >>> 0 };
       if (kind === 1) config.snapshots = false;
       if (kind === 2) config.x = new Float32Array(config.B * config.T * config.C).fill((i % 7) / 7);
