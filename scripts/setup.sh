@@ -4,12 +4,16 @@
 #   scripts/setup.sh            toolchain for building and testing (emscripten, xtensor, doctest, chromium)
 #   scripts/setup.sh --fixtures also python3-torch, for scripts/make_fixtures.py
 #   scripts/setup.sh --fuzz     also clang and libclang-rt-14-dev (libFuzzer), for scripts/fuzz.sh
+#   scripts/setup.sh --bench    also python3-onnx, for scripts/bench/make_onnx.py (the committed
+#                               .onnx graphs of npm run bench)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_fixtures=0
 want_fuzz=0
+want_bench=0
 for arg in "$@"; do
+  [ "$arg" = "--bench" ] && want_bench=1
   [ "$arg" = "--fixtures" ] && want_fixtures=1
   [ "$arg" = "--fuzz" ] && want_fuzz=1
 done
@@ -29,6 +33,7 @@ declare -A probe=(
   [nlohmann-json3-dev]=/usr/include/nlohmann/json.hpp
 )
 [ $want_fixtures = 1 ] && probe[python3-torch]=/usr/lib/python3/dist-packages/torch/__init__.py
+[ $want_bench = 1 ] && probe[python3-onnx]=/usr/lib/python3/dist-packages/onnx/__init__.py
 if [ $want_fuzz = 1 ]; then
   probe[clang]=/usr/bin/clang++
   probe[libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
