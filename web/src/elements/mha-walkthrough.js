@@ -8,6 +8,7 @@
 import { formatCount, shapeText } from '../format.js';
 import { scaleFor } from '../colors.js';
 import { cellSources, changeKind, inputOf, pictureLayout } from '../tensor-picture.js';
+import { keyLabels, shortLabel } from '../heatmap-layout.js';
 import { formulaLatex, memoryLayout, stepAnswers } from '../walkthrough-text.js';
 import { renderMath } from '../math.js';
 import { RunSource, SOURCE_ATTRIBUTES, axisChip, baseStyles, el, langOf, reducedMotion, sheet, svg, tr } from './shared.js';
@@ -289,20 +290,25 @@ export class MhaWalkthroughElement extends HTMLElement {
     const layout = pictureLayout(step.shape, step.axes);
     const scale = scaleFor(step);
     const pad = 14;
-    const width = layout.width * UNIT + 2 * pad;
+    const rows = this.#rowLabels(step, layout);
+    const left = rows ? 36 : pad; // room for token names, so a token can be followed across steps
+    const width = layout.width * UNIT + left + pad;
     const height = layout.height * UNIT + pad + 4;
     const picture = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': t('wt.pictureLabel').replace('{step}', t(`step.${step.id}`)).replace('{shape}', shapeText(step.shape)) },
       svg('defs', {}, svg('pattern', { id: 'wt-hatch', width: 4, height: 4, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
         svg('rect', { width: 4, height: 4, fill: '#e8e8e8' }), svg('line', { x1: 0, y1: 0, x2: 0, y2: 4, stroke: '#555', 'stroke-width': 1.5 }))));
     const [B] = step.shape;
     for (let b = 0; b < B; b++) {
-      const x = pad + b * (layout.blockWidth + 2) * UNIT;
+      const x = left + b * (layout.blockWidth + 2) * UNIT;
       picture.append(svg('text', { x, y: pad - 4, 'font-size': 7, fill: 'currentColor' }, `b=${b}`));
+    }
+    for (const { y, label } of rows ?? []) {
+      picture.append(svg('text', { x: left - 2, y: pad + y * UNIT + 6.5, 'font-size': 5, 'text-anchor': 'end', fill: 'currentColor' }, shortLabel(label, 5)));
     }
     for (const group of layout.groups) {
       if (group.b === 0) picture.append(svg('text', { x: 1, y: pad + group.y * UNIT + 6, 'font-size': 5, fill: 'currentColor' }, `${group.axis === 'Hkv' ? 'kv' : 'h'}${group.head}`));
     }
-    const cells = svg('g', { transform: `translate(${pad} ${pad})` });
+    const cells = svg('g', { transform: `translate(${left} ${pad})` });
     const rects = new Array(step.numel);
     for (let i = 0; i < step.numel; i++) {
       const value = step.data[i];
@@ -317,6 +323,20 @@ export class MhaWalkthroughElement extends HTMLElement {
     figure.append(picture, el('figcaption', {}, t(`kind.${changeKind(this.#inputStep(step), step)}`)));
     if (animate && !reducedMotion()) this.#animate(step, rects, layout);
     return figure;
+  }
+
+  // Token names for the rows of the picture when its rows are token positions: [B, T, C],
+  // [B, T, H, D], or per head [B, H, T, D]. Returns [{ y, label }] in cell units, or null.
+  #rowLabels(step, layout) {
+    const tokens = this.#tokens;
+    const { T, Tk, cross } = this.#run.summary;
+    if (!tokens || tokens.length !== T) return null;
+    const stacked = step.shape.length === 4 && !['H', 'Hkv'].includes(step.axes[2]);
+    const axis = stacked ? step.axes[2] : step.axes[1];
+    const labels = axis === 'T' || axis === 'Tq' ? tokens : axis === 'Tk' ? keyLabels(tokens, Tk, cross) : null;
+    if (!labels) return null;
+    const tops = stacked ? layout.groups.filter((g) => g.b === 0).map((g) => g.y) : [0];
+    return tops.flatMap((top) => labels.map((label, r) => ({ y: top + r, label })));
   }
 
   #inputStep(step) {
