@@ -7,6 +7,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -70,11 +71,19 @@ std::unique_ptr<mha::Trace> pending_trace;
 // JSON written by hand: nlohmann::json's tree of std::map nodes was a third of a toy-size run.
 class JsonWriter {
 public:
-    JsonWriter& raw(const char* text) { out_ += text; return *this; }
+    JsonWriter& json(const std::string& text) { comma(); out_ += text; return *this; }
     JsonWriter& key(const char* name) { comma(); out_ += '"'; out_ += name; out_ += "\":"; fresh_ = true; return *this; }
     JsonWriter& string(const std::string& text) {
         comma();
         out_ += '"';
+        const bool plain = std::none_of(text.begin(), text.end(), [](char ch) {
+            return ch == '"' || ch == '\\' || static_cast<unsigned char>(ch) < 0x20;
+        });
+        if (plain) {  // the common case: one append
+            out_ += text;
+            out_ += '"';
+            return *this;
+        }
         for (char ch : text) {
             const auto byte = static_cast<unsigned char>(ch);
             if (ch == '"' || ch == '\\') { out_ += '\\'; out_ += ch; }
@@ -125,6 +134,7 @@ public:
         return close(']');
     }
     std::string take() { return std::move(out_); }
+    JsonWriter() { out_.reserve(8192); }
 
 private:
     void comma() {
@@ -135,9 +145,10 @@ private:
     bool fresh_ = true;
 };
 
-// The trace without its tensors' values, as JSON; tensors are given as heap slices.
-// `explicit_weights`: the caller has the weights already, so they are not sent back.
-std::string trace_json(const mha::Trace& t, bool explicit_weights) {
+// What a run is, apart from its values: the summary and every step's metadata (all but data and
+// changesValues). It depends on the config's sizes and options only, so while a slider moves
+// the seed, or a page redraws, it is the same text run after run.
+std::string metadata_json(const mha::Trace& t) {
     const mha::Dims& d = t.dims;
     JsonWriter j;
     j.open('{').key("summary").open('{');
@@ -154,11 +165,37 @@ std::string trace_json(const mha::Trace& t, bool explicit_weights) {
     for (const mha::Snapshot& s : t.steps) {
         j.open('{').key("id").string(s.id).key("title").string(s.title).key("op").string(s.op);
         j.key("formula").string(s.formula).key("shapeFormula").string(s.shape_formula);
-        j.key("shape").numbers(s.shape).key("axes").strings(s.axes).key("data").heap_slice(s.data);
+        j.key("shape").numbers(s.shape).key("axes").strings(s.axes);
         j.key("strides").numbers(s.strides).key("contiguous").boolean(s.contiguous);
-        j.key("changesValues").boolean(s.changes_values).key("numel").number(static_cast<double>(s.numel));
+        j.key("numel").number(static_cast<double>(s.numel));
         j.key("flops").number(s.flops).key("bytes").number(static_cast<double>(s.bytes)).close('}');
     }
+    return j.close(']').close('}').take();
+}
+
+// FNV-1a, 64 bits, as hex: names a metadata text so that engine.js can say which one it holds.
+std::string fingerprint(const std::string& text) {
+    std::uint64_t hash = 14695981039346656037ull;
+    for (char ch : text) hash = (hash ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "%016llx-%zx", static_cast<unsigned long long>(hash), text.size());
+    return hex;
+}
+
+// A run as JSON: its metadata (null when it is the one engine.js says it holds, `known`), and
+// per step the heap slice of its values and changesValues; output, seeded weights and warnings.
+// `explicit_weights`: the caller has the weights already, so they are not sent back.
+std::string trace_json(const mha::Trace& t, bool explicit_weights, const std::string& known) {
+    const std::string metadata = metadata_json(t);
+    const std::string id = fingerprint(metadata);
+    JsonWriter j;
+    j.open('{').key("metadataId").string(id).key("metadata");
+    if (id == known) j.null();
+    else j.json(metadata);
+    j.key("data").open('[');
+    for (const mha::Snapshot& s : t.steps) j.heap_slice(s.data);
+    j.close(']').key("changesValues").open('[');
+    for (const mha::Snapshot& s : t.steps) j.boolean(s.changes_values);
     j.close(']');
     j.key("output").heap_slice(t.output);
     j.key("weights").open('{');
@@ -190,19 +227,20 @@ val guarded(Fn&& fn) {
 }
 
 // Runs the forward pass and keeps its trace for engine.js to copy out.
-val run_config(mha::Config&& config) {
+val run_config(mha::Config&& config, const std::string& known_metadata) {
     const bool explicit_weights = config.weights.has_value();
     pending_trace.reset();  // a run engine.js did not release (it always does) goes now
     pending_trace = std::make_unique<mha::Trace>(mha::forward(std::move(config)));
-    return ok("trace", val(trace_json(*pending_trace, explicit_weights)));
+    return ok("trace", val(trace_json(*pending_trace, explicit_weights, known_metadata)));
 }
 
 // config_json: the config without its tensors; tensors: {x, kv, Wq, Wk, Wv, Wo, bq, bk, bv, bo}
-// as Float32Arrays, each optional, or null when there are none.
-val run(const std::string& config_json, const val& tensors) {
+// as Float32Arrays, each optional, or null when there are none; known_metadata: the metadataId
+// of the metadata engine.js holds ("" for none).
+val run(const std::string& config_json, const val& tensors, const std::string& known_metadata) {
     return guarded([&] {
         mha::Config config = mha::config_from_json(config_json);
-        if (tensors.isNull()) return run_config(std::move(config));  // nothing explicit: skip the lookups
+        if (tensors.isNull()) return run_config(std::move(config), known_metadata);  // nothing explicit: skip the lookups
         if (!tensors["x"].isUndefined()) config.x = floats_of(tensors["x"]);
         if (!tensors["kv"].isUndefined()) config.kv = floats_of(tensors["kv"]);
         const std::pair<const char*, std::vector<float> mha::Weights::*> weight_fields[] = {
@@ -213,7 +251,7 @@ val run(const std::string& config_json, const val& tensors) {
             if (!config.weights) config.weights = mha::Weights{};
             (*config.weights).*field = floats_of(tensors[name]);
         }
-        return run_config(std::move(config));
+        return run_config(std::move(config), known_metadata);
     });
 }
 

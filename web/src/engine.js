@@ -174,36 +174,56 @@ class Engine {
   run(config) {
     const { json, tensors } = splitConfig(config);
     const lazy = config.snapshots === 'lazy';
-    const trace = this.#trace(json, tensors, (copy, parsed) => {
-      for (const step of parsed.steps) step.data = lazy ? null : copy(step.data);
+    const trace = this.#trace(json, tensors, (copy, parsed, metadata) => {
+      // One literal of one shape for every step (a spread of the cached metadata is slower).
+      const steps = metadata.steps.map((m, i) => ({
+        id: m.id, title: m.title, op: m.op, formula: m.formula, shapeFormula: m.shapeFormula, shape: m.shape,
+        axes: m.axes, data: lazy ? null : copy(parsed.data[i]), strides: m.strides, contiguous: m.contiguous,
+        changesValues: parsed.changesValues[i], numel: m.numel, flops: m.flops, bytes: m.bytes,
+      }));
       const weights = {};
       for (const name of WEIGHT_KEYS) {
         // Explicit weights come back as the Float32Arrays the engine was given.
         if (tensors[name]) weights[name] = tensors[name];
         else if (parsed.weights[name]) weights[name] = copy(parsed.weights[name]);
       }
-      return { ...parsed, output: copy(parsed.output), weights };
+      return { summary: { ...metadata.summary }, steps, warnings: parsed.warnings, output: copy(parsed.output), weights };
     });
     if (!lazy) return new Run(trace);
     // A lazy run asks the engine again, with the same config and tensors, for one step.
     const fetch = (step, slice) => {
       const request = JSON.stringify({ id: step.id, batch: slice?.batch, head: slice?.head });
       const asked = `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}"request":${request}}`;
-      const data = this.#trace(asked, tensors, (copy, parsed) => copy(parsed.steps[0].data));
+      const data = this.#trace(asked, tensors, (copy, parsed) => copy(parsed.data[0]), false);
       return slice ? sliceOf(step, data, slice) : { ...step, data };
     };
     return new Run(trace, fetch);
   }
 
-  // Runs the engine on a config's JSON and tensors; `read(copy, trace)` takes what it needs from
-  // the parsed trace, whose tensors are [first float, length] in the wasm heap, with `copy`
-  // (one slice each) before the engine frees the run.
-  #trace(json, tensors, read) {
+  // The metadata of the last run (summary and steps without values), parsed, and its id: while
+  // runs keep the same sizes and options, the engine sends only its id, and the steps' arrays
+  // (frozen, since runs share them) are reused. This is most of the cost of a toy-size run.
+  #metadata = { id: '', value: null };
+
+  // Runs the engine on a config's JSON and tensors; `read(copy, trace, metadata)` takes what it
+  // needs from the parsed trace, whose tensors are [first float, length] in the wasm heap, with
+  // `copy` (one slice each) before the engine frees the run.
+  #trace(json, tensors, read, cacheMetadata = true) {
     const module = this.#module;
-    const result = unwrap(module.run(json, Object.keys(tensors).length ? tensors : null));
+    const known = cacheMetadata ? this.#metadata.id : '';
+    const result = unwrap(module.run(json, Object.keys(tensors).length ? tensors : null, known));
     try {
       const heap = module.HEAPF32;
-      return read(([start, length]) => heap.slice(start, start + length), JSON.parse(result.trace));
+      const parsed = JSON.parse(result.trace);
+      let metadata = parsed.metadata;
+      if (metadata === null) {
+        metadata = this.#metadata.value;
+      } else if (cacheMetadata) {
+        Object.freeze(metadata.summary.keyLengths);
+        for (const step of metadata.steps) for (const key of ['shape', 'axes', 'strides']) Object.freeze(step[key]);
+        this.#metadata = { id: parsed.metadataId, value: metadata };
+      }
+      return read(([start, length]) => heap.slice(start, start + length), parsed, metadata);
     } finally {
       module.releaseTrace();
     }
