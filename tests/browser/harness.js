@@ -16,9 +16,17 @@ export const TIMEOUT = 60_000;
 
 export async function launch() {
   const { server, url } = await startServer({ port: 0 });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
-  const engine = await createEngine();
-  return { server, url, browser, engine };
+  let browser;
+  try {
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+    const engine = await createEngine();
+    return { server, url, browser, engine };
+  } catch (error) {
+    // A half-started run must not keep the test process alive (the `after` hook never sees it).
+    await browser?.close();
+    server.close();
+    throw error;
+  }
 }
 
 /**
@@ -37,7 +45,7 @@ export async function openPage(browser, url, { query = '', width = 1280, height 
   });
   await page.goto(url + query);
   try {
-    await page.locator('mha-walkthrough h3').waitFor();
+    await page.locator('mha-walkthrough h3').waitFor({ timeout: 2 * TIMEOUT });
   } catch (error) {
     error.message += `\nproblems on the page: ${JSON.stringify(problems)}`;
     throw error;

@@ -43,6 +43,8 @@ figcaption { font-size: 0.9em; color: var(--muted); }
   .steps ol { flex-direction: row; overflow-x: auto; padding-bottom: 0.3em; }
   .steps li { flex: none; }
   .steps button { flex-direction: column; gap: 0; }
+  dl.answers { grid-template-columns: minmax(0, 1fr); }
+  dl.answers dd { margin-bottom: 0.4em; }
 }
 `);
 
