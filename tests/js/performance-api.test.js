@@ -81,6 +81,33 @@ describe('compute only and lazy runs', () => {
   });
 });
 
+describe('metadata sent once per shape of run', () => {
+  test('runs alternating between configs carry the same steps as a fresh engine gives each', async () => {
+    const fresh = await createEngine();
+    const expected = CONFIGS.map((config) => fresh.run(config));
+    for (let round = 0; round < 3; ++round)
+      for (const [i, config] of CONFIGS.entries()) {
+        const again = engine.run({ ...config, seed: config.seed ?? 0 });
+        const want = expected[i];
+        assert.deepEqual(again.summary, want.summary);
+        assert.equal(again.steps.length, want.steps.length);
+        for (const [k, step] of again.steps.entries()) {
+          assert.deepEqual(step, want.steps[k], `${JSON.stringify(config)} ${step.id}`);
+          assert.notEqual(step, want.steps[k]);
+        }
+      }
+  });
+
+  test('a new seed reuses the metadata and still brings new values; shared arrays are frozen', () => {
+    const a = engine.run({ B: 1, T: 3, C: 4, H: 2, seed: 1 });
+    const b = engine.run({ B: 1, T: 3, C: 4, H: 2, seed: 2 });
+    assert.equal(a.step('q').shape, b.step('q').shape);  // one frozen array, shared
+    assert.ok(Object.isFrozen(a.step('q').shape) && Object.isFrozen(a.step('q').axes));
+    assert.ok(!sameBits(a.step('q').data, b.step('q').data));
+    assert.notEqual(a.step('q'), b.step('q'));
+  });
+});
+
 describe('engine.matmul', () => {
   test('matches a plain triple loop, and names a wrong length', () => {
     const [M, K, N] = [5, 7, 9];

@@ -59,7 +59,10 @@ export type StepId =
 
 export type AxisName = 'B' | 'T' | 'Tq' | 'Tk' | 'C' | 'H' | 'Hkv' | 'D' | 'H·D' | 'Hkv·D';
 
-/** One step of the walkthrough and the tensor it produced. */
+/**
+ * One step of the walkthrough and the tensor it produced. Its `shape`, `axes` and `strides` arrays
+ * (and the summary's `keyLengths`) are frozen: runs of the same sizes and options share them.
+ */
 export interface Step {
   id: StepId;
   /** Short English title; web/src/i18n.js has it in English and Chinese as `step.<id>`. */
@@ -69,8 +72,8 @@ export interface Step {
   formula: string;
   /** The formula with this config's shapes, e.g. "[2,4,8] @ [8,8] + [8] → [2,4,8]". */
   shapeFormula: string;
-  shape: number[];
-  axes: AxisName[];
+  shape: readonly number[];
+  axes: readonly AxisName[];
   /**
    * Values in row-major order of `shape`; masked scores are -Infinity. An owned copy.
    * null in `run.steps` of a lazy run: ask `run.step(id)` for them.
@@ -79,7 +82,7 @@ export interface Step {
   /** Set on a step returned by `run.step(id, {batch, head})`: the slice its values are. */
   slice?: StepSlice;
   /** Element strides of the produced tensor as xtensor reports them (0 for axes of length 1). */
-  strides: number[];
+  strides: readonly number[];
   /** False for a view with permuted strides (a transpose). */
   contiguous: boolean;
   /** True if the step holds a value its input does not (false for reshape, transpose, merge). */
@@ -100,7 +103,7 @@ export interface Summary {
   B: number; T: number; Tk: number; C: number; H: number; Hkv: number; D: number;
   bias: boolean;
   mask: 'none' | 'causal';
-  keyLengths: number[] | null;
+  keyLengths: readonly number[] | null;
   cross: boolean;
   /** 4C² + 4C for standard MHA with bias; less with GQA. */
   parameterCount: number;
