@@ -42,16 +42,21 @@ std::string divisors_of(std::int64_t n) {
 float largest_magnitude(const std::vector<float>& values) {
     typedef float f32x4 __attribute__((vector_size(16)));
     typedef std::int32_t i32x4 __attribute__((vector_size(16)));
-    f32x4 largest = {0.0f, 0.0f, 0.0f, 0.0f};
+    // Two accumulators, so that consecutive vectors do not wait on each other.
+    f32x4 largest_a = {0.0f, 0.0f, 0.0f, 0.0f}, largest_b = largest_a;
     i32x4 nan = {0, 0, 0, 0};
     std::size_t i = 0;
-    for (; i + 4 <= values.size(); i += 4) {
-        f32x4 v;
-        std::memcpy(&v, values.data() + i, sizeof v);
-        v = reinterpret_cast<f32x4>(reinterpret_cast<i32x4>(v) & 0x7fffffff);
-        nan |= v != v;
-        largest = v > largest ? v : largest;
+    for (; i + 8 <= values.size(); i += 8) {
+        f32x4 a, b;
+        std::memcpy(&a, values.data() + i, sizeof a);
+        std::memcpy(&b, values.data() + i + 4, sizeof b);
+        a = reinterpret_cast<f32x4>(reinterpret_cast<i32x4>(a) & 0x7fffffff);
+        b = reinterpret_cast<f32x4>(reinterpret_cast<i32x4>(b) & 0x7fffffff);
+        nan |= (a != a) | (b != b);
+        largest_a = a > largest_a ? a : largest_a;
+        largest_b = b > largest_b ? b : largest_b;
     }
+    const f32x4 largest = largest_a > largest_b ? largest_a : largest_b;
     float result = std::max(std::max(largest[0], largest[1]), std::max(largest[2], largest[3]));
     bool any_nan = nan[0] || nan[1] || nan[2] || nan[3];
     for (; i < values.size(); ++i) {
