@@ -241,9 +241,10 @@ async function main() {
   const ours = await loadOurs();
   const ort = await loadOrt();
   const tfjs = await loadTfjs();
-  const results = { machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, date: new Date().toISOString() },
+  const results = { machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version, date: new Date().toISOString(),
+    loadAverageAtStart: os.loadavg()[0] },
     peers: { 'onnxruntime-web': ort.version, '@tensorflow/tfjs-backend-wasm': tfjs.version }, sizes: [], targets: {} };
-  console.log(`mha-lens bench: ${results.machine.cpu}, ${results.machine.cores} cores, Node ${process.version}; ` +
+  console.log(`mha-lens bench: ${results.machine.cpu}, ${results.machine.cores} cores (load average ${os.loadavg()[0].toFixed(1)}), Node ${process.version}; ` +
     `onnxruntime-web ${ort.version} (wasm, 1 thread), TF.js wasm ${tfjs.version} (1 thread)\n`);
 
   const scale = quick ? 0.3 : 1;
