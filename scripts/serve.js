@@ -29,12 +29,12 @@ const TYPES = {
   '.map': 'application/json; charset=utf-8',
 };
 
-function send(response, status, text) {
-  response.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Security-Policy': CONTENT_SECURITY_POLICY });
+function send(response, status, text, csp = CONTENT_SECURITY_POLICY) {
+  response.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Security-Policy': csp });
   response.end(text);
 }
 
-async function handle(request, response, root) {
+async function handle(request, response, root, csp) {
   if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, 405, 'Only GET and HEAD.\n');
   let path;
   try {
@@ -58,7 +58,7 @@ async function handle(request, response, root) {
   response.writeHead(200, {
     'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
     'Content-Length': info.size,
-    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+    'Content-Security-Policy': csp,
     'X-Content-Type-Options': 'nosniff',
     'Cache-Control': 'no-cache',
   });
@@ -66,11 +66,14 @@ async function handle(request, response, root) {
   createReadStream(file).pipe(response);
 }
 
-/** Starts the server; resolves to { server, url }. */
-export function startServer({ port = 8080, host = '127.0.0.1', root = ROOT } = {}) {
+/**
+ * Starts the server; resolves to { server, url }. `csp` replaces the policy, e.g. to test the
+ * widgets under a host page's own stricter one.
+ */
+export function startServer({ port = 8080, host = '127.0.0.1', root = ROOT, csp = CONTENT_SECURITY_POLICY } = {}) {
   return new Promise((resolvePromise, reject) => {
     const server = createServer((request, response) => {
-      handle(request, response, root).catch((error) => send(response, 500, `${error.message}\n`));
+      handle(request, response, root, csp).catch((error) => send(response, 500, `${error.message}\n`, csp));
     });
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -6,6 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { ARTIFACTS, TIMEOUT, deep, launch, openPage } from './harness.js';
 import { shapeText } from '../../web/src/format.js';
 import { STRINGS } from '../../web/src/i18n.js';
+import { localizeMessage } from '../../web/src/messages.js';
 import { DEFAULT_TOKENS, decodeState } from '../../web/src/page-state.js';
 
 let env;
@@ -222,6 +223,13 @@ test('language: follows the browser, switches, is remembered, and covers the pag
   // Names that stay Latin in Chinese text: the tensors' ids, the key name, the technologies.
   const allowed = new Set(['softmax', 'float32', 'scores', 'weights', 'Enter', 'xtensor', 'WebAssembly', 'script', 'iframe']);
   assert.deepEqual(latinWords.filter((w) => !allowed.has(w) && !/^(mha|lens)$/i.test(w)), []);
+  // The engine's own message, in Chinese, next to the control at fault.
+  let expected;
+  try { env.engine.run({ ...CLASSIC, H: 3 }); } catch (error) { expected = error; }
+  const chinese = localizeMessage(expected.message, 'zh');
+  assert.notEqual(chinese, expected.message);
+  await again.page.locator('mha-playground input[name="H"]').fill('3');
+  await again.page.locator('mha-playground #error-H', { hasText: chinese }).waitFor();
   await noProblems(problems, page);
   await noProblems(again.problems, again.page);
   await context.close();

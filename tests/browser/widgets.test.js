@@ -1,6 +1,6 @@
 // The embeddable elements on a host page that is not the docs page: a temporary site with the
-// bundle and .wasm under lib/ and the host two folders away, served by scripts/serve.js with its
-// strict CSP. Expected values come from the engine run here in Node.
+// bundle and .wasm under lib/ and the host two folders away, served by scripts/serve.js with the
+// strict CSP a host may set (HOST_CSP). Expected values come from the engine run here in Node.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -11,6 +11,9 @@ import { ARTIFACTS, TIMEOUT, deep, launch } from './harness.js';
 
 const DIST = new URL('../../web/dist/', import.meta.url).pathname;
 const XSS = '<img src=x onerror=alert(1)>';
+// The policy a careful tutorial site may send: no inline script or style, no eval, nothing but
+// its own origin. The widgets must work under it unchanged.
+const HOST_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 
 let env;
 let site;
@@ -21,9 +24,11 @@ before(async () => {
   await mkdir(join(site, 'lib'));
   await mkdir(join(site, 'pages', 'deep'), { recursive: true });
   for (const file of ['mha-lens.js', 'mha_engine.wasm']) await copyFile(join(DIST, file), join(site, 'lib', file));
+  // The host's own icon: a data: URL would break its img-src 'self'.
+  await copyFile(new URL('../../web/favicon.svg', import.meta.url).pathname, join(site, 'favicon.svg'));
   await writeFile(join(site, 'pages', 'deep', 'host.html'), `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>host</title>
-<link rel="icon" href="data:,">
+<link rel="icon" href="/favicon.svg">
 <script type="module" src="../../lib/mha-lens.js"></script></head>
 <body>
 <p>A tutorial paragraph.</p>
@@ -34,7 +39,7 @@ before(async () => {
 <mha-heatmap id="xss" tokens="${XSS.replace(/</g, '&lt;').replace(/>/g, '&gt;')} b"></mha-heatmap>
 <mha-playground id="playground" lang="zh" c="12" h="4" hkv="1" theme="dark"></mha-playground>
 </body></html>`);
-  host = await startServer({ port: 0, root: site });
+  host = await startServer({ port: 0, root: site, csp: HOST_CSP });
 });
 after(async () => {
   await env?.browser.close();
@@ -56,7 +61,7 @@ async function open(url, { width = 1000 } = {}) {
   await page.addInitScript(() => {
     window.mhaErrors = [];
     document.addEventListener('mha-error', (event) => window.mhaErrors.push({ id: event.target.id, ...event.detail }));
-    document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective}`));
+    document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`));
   });
   await page.goto(url);
   return { page, context, problems, wasm };
@@ -127,7 +132,7 @@ test('the docs page\'s embed code works when pasted into another page', { timeou
   assert.match(snippet, new RegExp(`src="${env.url}dist/mha-lens.js"`));
   await docs.context.close();
   const body = snippet.replace(/src="[^"]+"/, 'src="../../lib/mha-lens.js"');
-  await writeFile(join(site, 'pages', 'deep', 'pasted.html'), `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>pasted</title></head><body>\n${body}\n</body></html>`);
+  await writeFile(join(site, 'pages', 'deep', 'pasted.html'), `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="/favicon.svg"><title>pasted</title></head><body>\n${body}\n</body></html>`);
   const { page, context, problems } = await open(`${host.url}pages/deep/pasted.html`);
   await page.locator('mha-heatmap figure.panel[aria-current="true"]').waitFor();
   assert.equal(await page.locator('mha-heatmap figure.panel').count(), 8);

@@ -11,8 +11,9 @@ import { divisors, growthChartGeometry, growthSeries, shortNumber } from '../gro
 import { hiddenAxisMistakes, noProjection, noScale, noTranspose, reshapeWithoutTranspose, softmaxOverQueries } from '../mistakes.js';
 import { answerText, checkAnswer, makeQuestions } from '../self-test.js';
 import { embedSnippets } from '../embed-code.js';
+import { localizeMessage } from '../messages.js';
 import { renderMath } from '../math.js';
-import { baseStyles, download, el, getEngine, langOf, sheet, svg, tr } from './shared.js';
+import { baseStyles, download, el, getEngine, langOf, localizedError, sheet, svg, tr } from './shared.js';
 import './define.js';
 
 // Controls in the order they appear, with the engine's field name each one sets.
@@ -278,8 +279,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     } catch (error) {
       if (!(error instanceof MhaError)) throw error;
       this.#clearErrors();
-      const lead = lang === 'zh' ? t(`error.${error.code}`) : '';
-      this.#showError(error.field, lead ? `${lead} ${error.message}` : error.message);
+      this.#showError(error.field, localizedError(error, lang, t));
       this.#configKey = null;
       this.dispatchEvent(new CustomEvent('mha-error', { bubbles: true, composed: true, detail: { code: error.code, field: error.field, message: error.message } }));
       return; // the last valid run stays on screen
@@ -291,7 +291,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     this.#root.querySelector('.summary-line').textContent = t('ctl.summary')
       .replace('{T}', run.summary.T).replace('{D}', run.summary.D).replace('{kind}', t(run.summary.cross ? 'cli.cross' : 'cli.self'))
       .replace('{heads}', run.summary.Hkv === run.summary.H ? 'MHA' : run.summary.Hkv === 1 ? 'MQA' : 'GQA');
-    this.#root.querySelector('.warnings').replaceChildren(...run.warnings.map((warning) => el('li', {}, warning)),
+    this.#root.querySelector('.warnings').replaceChildren(...run.warnings.map((warning) => el('li', {}, localizeMessage(warning, lang))),
       ...hiddenAxisMistakes(run.summary).map(({ axes, size, key }) => el('li', { 'data-warning': key }, t(key).replace('{a}', axes[0]).replace('{b}', axes[1]).replace('{n}', size))));
 
     const walkthrough = this.#root.querySelector('mha-walkthrough');

@@ -3,6 +3,7 @@
 // stylesheet (constructable, so it works under a strict style-src CSP) and the axis chips.
 import { createEngine } from '../engine.js';
 import { translator } from '../i18n.js';
+import { localizeMessage } from '../messages.js';
 import { axisColors } from '../colors.js';
 import { CONFIG_ATTRIBUTES, configFromAttributes, configFromProperty } from '../element-config.js';
 
@@ -104,8 +105,7 @@ export class RunSource {
     if (!this.#host.run) root.replaceChildren(); // nothing to keep: the message replaces "loading"
 
     const lang = langOf(this.#host);
-    const lead = lang === 'zh' ? translator('zh')(`error.${code}`) : '';
-    root.prepend(el('p', { class: 'error element-error', role: 'alert', 'data-field': field }, lead && lead !== `error.${code}` ? `${lead} ${message}` : message));
+    root.prepend(el('p', { class: 'error element-error', role: 'alert', 'data-field': field }, localizedError({ code, message }, lang, translator(lang))));
     this.#host.dispatchEvent(new CustomEvent('mha-error', { bubbles: true, composed: true, detail: { code, field, message } }));
   }
 }
@@ -117,6 +117,17 @@ export function langOf(element) {
 }
 
 export const tr = (lang) => translator(lang);
+
+/**
+ * An engine error in the reader's language: the engine's own message, reworded in Chinese when
+ * the page is; a message with no Chinese wording yet keeps the English, led by its kind.
+ */
+export function localizedError({ code, message }, lang, t) {
+  const text = localizeMessage(message, lang);
+  if (lang !== 'zh' || text !== message) return text;
+  const lead = t(`error.${code}`);
+  return lead !== `error.${code}` ? `${lead} ${message}` : message;
+}
 
 /** el('button', { class: 'x', 'aria-label': '…' }, 'text', child): children are text or nodes. */
 export function el(tag, attributes = {}, ...children) {
