@@ -401,18 +401,19 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
                  static_cast<std::ptrdiff_t>(C));
         }
     }
-    if (head_slice) {  // a lazy run's request for one head: its matrix is the whole answer
-        const std::string id = request->id;
-        const char* input = id == "scores" ? "q_heads" : id == "scaled" ? "scores" : id == "masked" ? "scaled" : "masked";
-        rec.record_owned({request->id.c_str(), "", "", "", {"B", "H", "Tq", "Tk"}, input}, std::move(slice), {1, 1, T, Tk}, "");
-        return trace;
-    }
+    // Before a head request returns, so that the rows it computed carry their warnings too.
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t i = 0; i < T; ++i)
             if (row_fully_masked[b * T + i])
                 trace.warnings.push_back("Batch row " + std::to_string(b) + ", query " + std::to_string(i) +
                                          ": every key is masked, so its attention weights are all 0 "
                                          "(PyTorch returns NaN for such a row).");
+    if (head_slice) {  // a lazy run's request for one head: its matrix is the whole answer
+        const std::string id = request->id;
+        const char* input = id == "scores" ? "q_heads" : id == "scaled" ? "scores" : id == "masked" ? "scaled" : "masked";
+        rec.record_owned({request->id.c_str(), "", "", "", {"B", "H", "Tq", "Tk"}, input}, std::move(slice), {1, 1, T, Tk}, "");
+        return trace;
+    }
 
     const shape_t scores_shape{B, H, T, Tk};
     rec.record_owned({"scores", "Attention scores Q·Kᵀ", "matmul", "Q·Kᵀ", {"B", "H", "Tq", "Tk"}, "q_heads",

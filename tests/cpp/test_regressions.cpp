@@ -90,3 +90,19 @@ TEST_CASE("regression: a number beyond a double's range is a JSON error naming t
         CHECK(e.message.rfind("The config holds a number it cannot read: [json.exception.out_of_range.406] number overflow", 0) == 0);
     }
 }
+
+// Fuzz input {"B":2,"T":3,"Tk":4,"C":4,"H":2,"Hkv":1,"keyLengths":[0,2],"snapshots":"lazy",
+// "request":{"id":"weights","batch":0,"head":0}}: a lazy run's request for one head returned before
+// the warnings were written, so the fully masked rows of batch row 0 came back all 0 with no warning.
+// (engine.js showed the warnings of the lazy run itself; the request's own trace broke the promise.)
+TEST_CASE("regression: a request for one head carries the warnings of the rows it computed") {
+    const mha::Trace t = mha::forward(mha::config_from_json(
+        R"({"B":2,"T":3,"Tk":4,"C":4,"H":2,"Hkv":1,"keyLengths":[0,2],"snapshots":"lazy",)"
+        R"("request":{"id":"weights","batch":0,"head":0}})"));
+    const auto& weights = t.step("weights").data;
+    REQUIRE(weights.size() == 3 * 4);
+    for (float a : weights) CHECK(a == 0.0f);
+    REQUIRE(t.warnings.size() == 3);
+    CHECK(t.warnings[2] ==
+          "Batch row 0, query 2: every key is masked, so its attention weights are all 0 (PyTorch returns NaN for such a row).");
+}
