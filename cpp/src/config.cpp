@@ -66,15 +66,24 @@ float largest_magnitude(const std::vector<float>& values) {
     return any_nan ? std::numeric_limits<float>::quiet_NaN() : result;
 }
 
+// The largest |value| of each explicit tensor, found once by check_tensor and used again by
+// check_magnitudes: at C=768 the weights are 2.4 M values, and each pass over them costs about as
+// much as a T=128 run's attention.
+using KnownPeaks = std::vector<std::pair<const std::vector<float>*, float>>;
+
 void check_tensor(const std::string& name, const std::vector<float>& values, std::size_t expected,
-                  const std::string& formula) {
+                  const std::string& formula, KnownPeaks* peaks = nullptr) {
     if (values.size() != expected)
         throw MhaError(ErrorCode::bad_tensor_length, name,
                        name + " has " + std::to_string(values.size()) + (values.size() == 1 ? " value" : " values") + " but needs " + formula +
                            " = " + std::to_string(expected) + ".");
     // One four-lane pass first (this runs over every explicit weight on every run); only a
     // tensor that holds a bad value is searched for where.
-    if (largest_magnitude(values) <= std::numeric_limits<float>::max()) return;
+    const float largest = largest_magnitude(values);
+    if (largest <= std::numeric_limits<float>::max()) {
+        if (peaks) peaks->emplace_back(&values, largest);
+        return;
+    }
     for (std::size_t i = 0; i < values.size(); ++i)
         if (!std::isfinite(values[i]))
             throw MhaError(ErrorCode::non_finite, name,
@@ -83,7 +92,7 @@ void check_tensor(const std::string& name, const std::vector<float>& values, std
                                ": explicit tensors must hold finite numbers.");
 }
 
-void check_weights(const Weights& w, const Dims& d, bool bias) {
+void check_weights(const Weights& w, const Dims& d, bool bias, KnownPeaks* peaks) {
     const std::string C = std::to_string(d.C), HD = std::to_string(d.H * d.D),
                       KD = std::to_string(d.Hkv * d.D);
     struct Entry { const char* name; const std::vector<float>* values; std::size_t expected; std::string formula; bool is_bias; };
@@ -109,7 +118,7 @@ void check_weights(const Weights& w, const Dims& d, bool bias) {
             throw MhaError(ErrorCode::missing, field,
                            field + " is missing: explicit weights need Wq, Wk, Wv and Wo" +
                                (bias ? ", and bq, bk, bv and bo because bias is true." : "."));
-        check_tensor(field, *e.values, e.expected, e.formula);
+        check_tensor(field, *e.values, e.expected, e.formula, peaks);
     }
 }
 
@@ -119,15 +128,20 @@ struct Peak {
     std::size_t index = 0;
 };
 
-Peak peak_of(const std::vector<float>& values) {
-    // The largest |value| four lanes at a time (the values are finite by now), then the first
-    // index that holds it.
-    const float largest = largest_magnitude(values);
-    Peak p;
-    if (largest == 0.0f) return p;
+Peak peak_of(const std::vector<float>& values, const KnownPeaks& known) {
+    // The largest |value| (found by check_tensor, or four lanes at a time here: the values are
+    // finite by now); where it is, only a message needs (first_index_of).
+    float largest = -1.0f;
+    for (const auto& [tensor, peak] : known)
+        if (tensor == &values) largest = peak;
+    if (largest < 0.0f) largest = largest_magnitude(values);
+    return {largest, 0};
+}
+
+std::size_t first_index_of(const std::vector<float>& values, double magnitude) {
     for (std::size_t i = 0; i < values.size(); ++i)
-        if (std::fabs(values[i]) == largest) return {largest, i};
-    return p;
+        if (std::fabs(values[i]) == magnitude) return i;
+    return 0;
 }
 
 std::string sci(double value) {
@@ -141,14 +155,14 @@ std::string sci(double value) {
 // refuse values whose worst case could overflow. The bounds add up |terms| (every sum in the pass
 // is at most that), with seeded tensors at their own bounds (±1 for x and kv, ±1/√C for weights).
 // |values| ≤ 1e4 everywhere always passes for sizes up to 1e6.
-void check_magnitudes(const Config& c, const Dims& d) {
+void check_magnitudes(const Config& c, const Dims& d, const KnownPeaks& known) {
     const bool any_explicit = c.x || c.kv || c.weights;
     if (!any_explicit) return;
-    struct Given { std::string field; Peak peak; };
+    struct Given { std::string field; Peak peak; const std::vector<float>* values; };
     std::vector<Given> given;
     auto bound = [&](const char* field, const std::vector<float>* values, double seeded) {
         if (!values) return seeded;
-        given.push_back({field, peak_of(*values)});
+        given.push_back({field, peak_of(*values, known), values});
         return given.back().peak.value;
     };
     const double seeded_w = 1.0 / std::sqrt(static_cast<double>(d.C));
@@ -175,9 +189,10 @@ void check_magnitudes(const Config& c, const Dims& d) {
                         : output > limit            ? "the output"
                                                     : nullptr;
     if (!where) return;
-    const Given* largest = &given.front();
-    for (const auto& g : given)
+    Given* largest = &given.front();
+    for (auto& g : given)
         if (g.peak.value > largest->peak.value) largest = &g;
+    largest->peak.index = first_index_of(*largest->values, largest->peak.value);
     const double worst = std::max({q, k, v, scores, output});
     throw MhaError(ErrorCode::bad_value, largest->field,
                    largest->field + "[" + std::to_string(largest->peak.index) + "] is " + sci(largest->peak.value) +
@@ -328,10 +343,11 @@ Dims validate(const Config& c) {
                            " values each). Lower B, T, Tk or H, or raise memoryCap.");
 
     const std::string BT = str(c.B) + "·" + str(c.T) + "·" + str(c.C);
-    if (c.x) check_tensor("x", *c.x, d.B * d.T * d.C, "B·T·C = " + BT);
-    if (c.kv) check_tensor("kv", *c.kv, d.B * d.Tk * d.C, "B·Tk·C = " + str(c.B) + "·" + std::to_string(d.Tk) + "·" + str(c.C));
-    if (c.weights) check_weights(*c.weights, d, c.bias);
-    check_magnitudes(c, d);
+    KnownPeaks peaks;
+    if (c.x) check_tensor("x", *c.x, d.B * d.T * d.C, "B·T·C = " + BT, &peaks);
+    if (c.kv) check_tensor("kv", *c.kv, d.B * d.Tk * d.C, "B·Tk·C = " + str(c.B) + "·" + std::to_string(d.Tk) + "·" + str(c.C), &peaks);
+    if (c.weights) check_weights(*c.weights, d, c.bias, &peaks);
+    check_magnitudes(c, d, peaks);
     return d;
 }
 
