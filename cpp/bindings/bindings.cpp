@@ -182,7 +182,16 @@ std::string fingerprint(const std::string& text) {
     return hex;
 }
 
-// A run as JSON: its metadata (null when it is the one engine.js says it holds, `known`), and
+// True if `id` is one of the comma-separated ids in `known`.
+bool is_known(const std::string& known, const std::string& id) {
+    for (std::size_t at = known.find(id); at != std::string::npos; at = known.find(id, at + 1)) {
+        const std::size_t end = at + id.size();
+        if ((at == 0 || known[at - 1] == ',') && (end == known.size() || known[end] == ',')) return true;
+    }
+    return false;
+}
+
+// A run as JSON: its metadata (null when it is one engine.js says it holds, `known`), and
 // per step the heap slice of its values and changesValues; output, seeded weights and warnings.
 // `explicit_weights`: the caller has the weights already, so they are not sent back.
 std::string trace_json(const mha::Trace& t, bool explicit_weights, const std::string& known) {
@@ -190,7 +199,7 @@ std::string trace_json(const mha::Trace& t, bool explicit_weights, const std::st
     const std::string id = fingerprint(metadata);
     JsonWriter j;
     j.open('{').key("metadataId").string(id).key("metadata");
-    if (id == known) j.null();
+    if (is_known(known, id)) j.null();
     else j.json(metadata);
     j.key("data").open('[');
     for (const mha::Snapshot& s : t.steps) j.heap_slice(s.data);
@@ -235,8 +244,8 @@ val run_config(mha::Config&& config, const std::string& known_metadata) {
 }
 
 // config_json: the config without its tensors; tensors: {x, kv, Wq, Wk, Wv, Wo, bq, bk, bv, bo}
-// as Float32Arrays, each optional, or null when there are none; known_metadata: the metadataId
-// of the metadata engine.js holds ("" for none).
+// as Float32Arrays, each optional, or null when there are none; known_metadata: the metadataIds
+// of the metadata engine.js holds, comma-separated ("" for none).
 val run(const std::string& config_json, const val& tensors, const std::string& known_metadata) {
     return guarded([&] {
         mha::Config config = mha::config_from_json(config_json);

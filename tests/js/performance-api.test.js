@@ -98,6 +98,17 @@ describe('metadata sent once per shape of run', () => {
       }
   });
 
+  test('more shapes than the engine keeps: evicted metadata is sent again, runs stay exact', async () => {
+    const fresh = await createEngine();
+    const configs = Array.from({ length: 12 }, (_, i) => ({ B: 1, T: i + 1, C: 4, H: 2, snapshots: i % 3 !== 0 }));
+    for (let round = 0; round < 2; ++round)
+      for (const config of configs) {
+        const got = engine.run(config), want = fresh.run(config);
+        assert.deepEqual(got.summary, want.summary);
+        assert.deepEqual(got.steps, want.steps, JSON.stringify(config));
+      }
+  });
+
   test('a new seed reuses the metadata and still brings new values; shared arrays are frozen', () => {
     const a = engine.run({ B: 1, T: 3, C: 4, H: 2, seed: 1 });
     const b = engine.run({ B: 1, T: 3, C: 4, H: 2, seed: 2 });

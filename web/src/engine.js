@@ -200,28 +200,33 @@ class Engine {
     return new Run(trace, fetch);
   }
 
-  // The metadata of the last run (summary and steps without values), parsed, and its id: while
-  // runs keep the same sizes and options, the engine sends only its id, and the steps' arrays
-  // (frozen, since runs share them) are reused. This is most of the cost of a toy-size run.
-  #metadata = { id: '', value: null };
+  // The metadata (summary and steps without values) of the last few shapes of run, parsed, by
+  // id: for a run whose sizes and options match one of them the engine sends only its id, and the
+  // steps' arrays (frozen, since runs share them) are reused. Parsing it was most of the cost of
+  // a toy-size run. Several, because a page alternates (the runs with and without snapshots of
+  // a benchmark, the playground and its side tables for other head counts).
+  #metadata = new Map();
 
   // Runs the engine on a config's JSON and tensors; `read(copy, trace, metadata)` takes what it
   // needs from the parsed trace, whose tensors are [first float, length] in the wasm heap, with
   // `copy` (one slice each) before the engine frees the run.
   #trace(json, tensors, read, cacheMetadata = true) {
     const module = this.#module;
-    const known = cacheMetadata ? this.#metadata.id : '';
+    const known = cacheMetadata ? [...this.#metadata.keys()].join(',') : '';
     const result = unwrap(module.run(json, Object.keys(tensors).length ? tensors : null, known));
     try {
       const heap = module.HEAPF32;
       const parsed = JSON.parse(result.trace);
       let metadata = parsed.metadata;
       if (metadata === null) {
-        metadata = this.#metadata.value;
+        metadata = this.#metadata.get(parsed.metadataId);
+        this.#metadata.delete(parsed.metadataId);  // most recently used last
+        this.#metadata.set(parsed.metadataId, metadata);
       } else if (cacheMetadata) {
         Object.freeze(metadata.summary.keyLengths);
         for (const step of metadata.steps) for (const key of ['shape', 'axes', 'strides']) Object.freeze(step[key]);
-        this.#metadata = { id: parsed.metadataId, value: metadata };
+        this.#metadata.set(parsed.metadataId, metadata);
+        if (this.#metadata.size > 8) this.#metadata.delete(this.#metadata.keys().next().value);
       }
       return read(([start, length]) => heap.slice(start, start + length), parsed, metadata);
     } finally {
