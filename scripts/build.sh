@@ -16,9 +16,8 @@ if [ ! -f build/wasm/CMakeCache.txt ]; then
 fi
 cmake --build build/wasm -j"$jobs"
 
-# KaTeX for the docs page's formulas, bundled from node_modules: the page loads nothing from a CDN.
-node_modules/.bin/esbuild node_modules/katex/dist/katex.mjs --bundle --format=esm --minify \
-  --log-level=warning --outfile=web/dist/katex.mjs
+# The formulas as MathML, rendered by KaTeX now rather than in every reader's browser.
+node scripts/render_formulas.js
 
 # The embeddable widgets as one ES module next to the .wasm it loads (web/dist/mha-lens.js).
 # node:* imports are Node-only branches of the JS API that a browser never reaches.

@@ -207,9 +207,8 @@ async function peakMemory(config) {
 }
 
 // What a page that embeds the widgets downloads: the .wasm and the widget bundle (the JS API,
-// the Emscripten glue and the custom elements, built by scripts/build.sh into web/dist/mha-lens.js).
-// The bundle is also built here without KaTeX (which the widgets import for their formulas), to
-// show what that one dependency costs.
+// the Emscripten glue, the custom elements and the pre-rendered MathML formulas, built by
+// scripts/build.sh into web/dist/mha-lens.js).
 async function payload() {
   const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
   const entry = (file) => {
@@ -218,18 +217,6 @@ async function payload() {
   };
   const files = ['web/dist/mha_engine.wasm', 'web/dist/mha-lens.js'].filter((f) => fs.existsSync(path.join(root, f))).map(entry);
   const result = { files, gzipBytes: files.reduce((sum, f) => sum + f.gzipBytes, 0) };
-  try {
-    const esbuild = await import('esbuild');
-    const built = await esbuild.build({
-      entryPoints: [path.join(root, 'web/src/mha-lens.js')], bundle: true, format: 'esm', minify: true, platform: 'browser',
-      external: ['node:*', '*katex.mjs'], write: false, logLevel: 'silent',
-    });
-    const withoutKatex = gz(built.outputFiles[0].contents);
-    result.bundleWithoutKatexGzipBytes = withoutKatex;
-    result.gzipBytesWithoutKatex = files[0].gzipBytes + withoutKatex;
-  } catch (error) {
-    result.withoutKatexError = error.message;
-  }
   return result;
 }
 
@@ -306,9 +293,6 @@ async function main() {
   const kb = (bytes) => `${(bytes / 1000).toFixed(1)} KB`;
   console.log(`payload (gzip -9): ${kb(results.payload.gzipBytes)}`);
   for (const f of results.payload.files) console.log(`  ${f.file.padEnd(28)} ${kb(f.bytes).padStart(10)}  gzip ${kb(f.gzipBytes).padStart(9)}`);
-  if (results.payload.gzipBytesWithoutKatex) {
-    console.log(`  without KaTeX in the bundle: bundle gzip ${kb(results.payload.bundleWithoutKatexGzipBytes)}, total ${kb(results.payload.gzipBytesWithoutKatex)}`);
-  }
 
   results.targets = targets(results);
   console.log('\ntargets');
@@ -351,7 +335,7 @@ function targets(results) {
     text: `${toy.toFixed(1)} µs seeded as the page runs it (${toyExplicit.toFixed(1)} µs with explicit x and weights)` };
   const p = results.payload;
   t['6 payload ≤ 150 KB gzipped'] = { bytes: p.gzipBytes, met: p.gzipBytes <= 150_000,
-    text: `${(p.gzipBytes / 1000).toFixed(1)} KB` + (p.gzipBytesWithoutKatex ? ` (${(p.gzipBytesWithoutKatex / 1000).toFixed(1)} KB without KaTeX)` : '') };
+    text: `${(p.gzipBytes / 1000).toFixed(1)} KB` };
   if (results.large) t['T=4096 within the default cap'] = { met: results.large.peakBytes <= 4 * 2 ** 30, text: `peak ${mib(results.large.peakBytes)}` };
   return t;
 }

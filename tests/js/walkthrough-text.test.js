@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import katex from '../../web/dist/katex.mjs';
+import katex from 'katex';
 import { formulaLatex, memoryLayout, stepAnswers } from '../../web/src/walkthrough-text.js';
 import { CONFIGS, getTestEngine } from './engine-helper.js';
 

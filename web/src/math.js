@@ -1,10 +1,19 @@
-// Formulas as real math: KaTeX (bundled from node_modules into web/dist/ by scripts/build.sh)
-// with MathML output, which needs no KaTeX CSS or fonts and so no style exception in the CSP.
-import katex from '../dist/katex.mjs';
+// Formulas as real math: MathML rendered ahead of time by KaTeX (scripts/render_formulas.js writes
+// web/dist/formulas.mjs), so the page ships no KaTeX, no CSS and no fonts, and needs no style
+// exception in its CSP.
+import { FORMULAS } from '../dist/formulas.mjs';
 
-/** Renders LaTeX into `element`; the LaTeX is the page's own, never user text. */
-export function renderMath(element, latex) {
-  const mathml = katex.renderToString(latex, { output: 'mathml', throwOnError: false, displayMode: false });
-  // Chromium's MathML ignores mathvariant="double-struck"; the Unicode letter needs no font switch.
-  element.innerHTML = mathml.replace(/<mi mathvariant="double-struck">R<\/mi>/g, '<mi mathvariant="normal">ℝ</mi>');
+const escapeText = (text) => String(text).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+/**
+ * Renders `latex` (one of the page's own formulas, never user text) into `element`, filling its
+ * {{slots}} from `values`. An unknown formula shows as plain text rather than failing.
+ */
+export function renderMath(element, latex, values = {}) {
+  const mathml = FORMULAS[latex];
+  if (!mathml) {
+    element.textContent = latex;
+    return;
+  }
+  element.innerHTML = mathml.replace(/\{\{([A-Z])\}\}/g, (_, name) => escapeText(values[name] ?? name));
 }

@@ -37,6 +37,21 @@ export function memoryLayout(step) {
   return { strides: step.strides, rowMajor, contiguous: step.contiguous, note };
 }
 
+/**
+ * The parameter count as LaTeX with {{C}} and {{N}} slots (filled in by renderMath): 4C² + 4C with
+ * biases, 4C² without.
+ */
+export const parameterFormula = (bias) => (bias ? '4C^2 + 4C = 4\\cdot {{C}}^2 + 4\\cdot {{C}} = {{N}}' : '4C^2 = 4\\cdot {{C}}^2 = {{N}}');
+
+/** Every formula the page can show, for scripts/render_formulas.js to render ahead of time. */
+export function allFormulas() {
+  const ids = ['x', 'source', 'q', 'k', 'v', 'q_split', 'k_split', 'v_split', 'q_heads', 'k_heads', 'v_heads', 'k_shared',
+    'v_shared', 'k_t', 'scores', 'scaled', 'masked', 'weights', 'context', 'context_t', 'concat', 'output'];
+  const all = new Set([parameterFormula(true), parameterFormula(false)]);
+  for (const id of ids) for (const bias of [true, false]) for (const cross of [true, false]) all.add(formulaLatex(id, { bias, cross }));
+  return [...all];
+}
+
 const sub = (name) => name.replace(/^W([qkvo])$/, 'W_$1').replace(/^b([qkvo])$/, 'b_$1');
 
 /** The step's formula as LaTeX, with the bias terms only when the run has them. */

@@ -13,6 +13,7 @@ import { answerText, checkAnswer, makeQuestions } from '../self-test.js';
 import { embedSnippets } from '../embed-code.js';
 import { localizeMessage } from '../messages.js';
 import { renderMath } from '../math.js';
+import { parameterFormula } from '../walkthrough-text.js';
 import { baseStyles, download, el, getEngine, langOf, localizedError, sheet, svg, tr } from './shared.js';
 import './define.js';
 
@@ -340,7 +341,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     // Parameters: the same for every H that divides C, because D shrinks as H grows.
     const formula = el('div', { class: 'formula-line' });
     const mha = this.#probe({ B: 1, T: 1, C: s.C, H: s.H, bias: s.bias }).parameterCount;
-    renderMath(formula, s.bias ? `4C^2 + 4C = 4\\cdot ${s.C}^2 + 4\\cdot ${s.C} = ${mha}` : `4C^2 = 4\\cdot ${s.C}^2 = ${mha}`);
+    renderMath(formula, parameterFormula(s.bias), { C: s.C, N: mha });
     const heads = divisors(s.C).filter((h) => h <= 64);
     const paramRows = heads.map((h) => ({ h, D: s.C / h, count: this.#probe({ B: 1, T: 1, C: s.C, H: h, bias: s.bias }).parameterCount }));
     const params = el('div', { class: 'card', 'data-card': 'params' }, el('h3', {}, t('lessons.params')),
