@@ -63,8 +63,20 @@ test('fromTorch errors, unknown steps and warnings are translated too', () => {
   collect(() => engine.fromTorch(7));
   collect(() => engine.run(base).step('attention'));
   collect(() => engine.run({ ...base, snapshots: false }).step('weights'));
+  collect(() => engine.fromTorch({ C: 2.5, in_proj_weight: new Float32Array(48), out_proj_weight: new Float32Array(16) }));
+  const deep = {};
+  let cursor = deep;
+  for (let i = 0; i < 100_000; i++) cursor = cursor.next = {};
+  collect(() => engine.run({ ...base, seed: deep }));
+  const loop = {};
+  loop.self = loop;
+  collect(() => engine.run({ ...base, mask: loop }));
+  collect(() => engine.run(base).step('q', { batch: 0, head: 0 }));
+  collect(() => engine.run(base).step('weights', { batch: 5, head: 0 }));
+  collect(() => engine.matmul(new Float32Array(4), new Float32Array(4), { M: 0, K: 2, N: 2 }));
+  collect(() => engine.matmul(new Float32Array(3), new Float32Array(4), { M: 2, K: 2, N: 2 }));
   messages.push(...engine.run({ ...base, keyLengths: [4, 0] }).warnings);
-  assert.equal(messages.length, 6 + 4);
+  assert.equal(messages.length, 13 + 4);
   for (const message of messages) {
     const zh = localizeMessage(message, 'zh');
     assert.ok(zh !== message && hasChinese(zh), `untranslated: ${message}`);
