@@ -148,10 +148,14 @@ export class MhaWalkthroughElement extends HTMLElement {
     if (!this.#run) return [];
     const steps = this.#run.steps;
     const pinned = this.hasAttribute('step');
-    if (pinned) return steps.filter((s) => s.id === this.getAttribute('step'));
+    const one = pinned ? steps.filter((s) => s.id === this.getAttribute('step')) : [];
+    if (one.length) return one;
+    // A step id that names no step, or `from` after `to`, leaves the whole walkthrough (an empty
+    // one broke the element).
     const from = steps.findIndex((s) => s.id === this.getAttribute('from'));
     const to = steps.findIndex((s) => s.id === this.getAttribute('to'));
-    return steps.slice(from >= 0 ? from : 0, to >= 0 ? to + 1 : steps.length);
+    const range = steps.slice(from >= 0 ? from : 0, to >= 0 ? to + 1 : steps.length);
+    return range.length ? range : steps;
   }
 
   #goTo(index, { animate, emit }) {

@@ -8,6 +8,7 @@ import { axisColors } from '../colors.js';
 import { CONFIG_ATTRIBUTES, configFromAttributes, configFromProperty } from '../element-config.js';
 
 let enginePromise = null;
+const WASM_PROTOCOLS = ['http:', 'https:', 'file:', 'blob:'];
 let defaultWasmUrl;
 
 /** Where the .wasm is when nothing on the page says otherwise (the bundle sets: next to itself). */
@@ -23,7 +24,18 @@ export function setDefaultWasmUrl(url) {
 export function getEngine({ wasmUrl } = {}) {
   const meta = typeof document !== 'undefined' ? document.querySelector('meta[name="mha-lens:wasm-url"]')?.content : undefined;
   const url = wasmUrl || meta || defaultWasmUrl;
-  enginePromise ??= createEngine(url ? { wasmUrl: url } : {});
+  if (!enginePromise) {
+    enginePromise = (async () => {
+      // Only a place a .wasm can be fetched from: a javascript: or data: URL is refused here, not
+      // handed to fetch (where the page's CSP would have to block it).
+      if (url && typeof document !== 'undefined' && !WASM_PROTOCOLS.includes(new URL(url, document.baseURI).protocol)) {
+        throw new Error(`wasm-url "${url}" is not an http(s), file or blob URL.`);
+      }
+      return createEngine(url ? { wasmUrl: url } : {});
+    })();
+    // A failed load is not kept: the next element asks again (with its own wasm-url).
+    enginePromise.catch(() => { enginePromise = null; });
+  }
   return enginePromise;
 }
 
