@@ -11,6 +11,7 @@ import { divisors, growthChartGeometry, growthSeries, shortNumber } from '../gro
 import { hiddenAxisMistakes, noProjection, noScale, noTranspose, reshapeWithoutTranspose, softmaxOverQueries } from '../mistakes.js';
 import { answerText, checkAnswer, makeQuestions } from '../self-test.js';
 import { embedSnippets } from '../embed-code.js';
+import { ImportError, checkImportSize, importConfig } from '../config-import.js';
 import { localizeMessage } from '../messages.js';
 import { renderMath } from '../math.js';
 import { parameterFormula } from '../walkthrough-text.js';
@@ -77,6 +78,12 @@ ol.quiz li { margin: 0.5em 0; }
 .exports-row { display: flex; gap: 0.5em; flex-wrap: wrap; align-items: center; }
 .embed { display: flex; flex-direction: column; gap: 0.3em; }
 .embed[hidden] { display: none; }
+.import { margin-top: 0.6em; }
+.import-body { display: flex; flex-direction: column; gap: 0.35em; margin-top: 0.4em; }
+.import-body input[type="file"] { max-width: 100%; }
+.import-body textarea { width: 100%; font-family: var(--mha-mono, ui-monospace, Menlo, Consolas, monospace); font-size: 0.85em; border: 1px solid var(--line); border-radius: 6px; padding: 0.4em; background: var(--bg); color: var(--fg); }
+.import-body button { align-self: flex-start; }
+.import-body code { overflow-wrap: anywhere; }
 .embed textarea { width: 100%; font-family: var(--mha-mono, ui-monospace, Menlo, Consolas, monospace); font-size: 0.85em; border: 1px solid var(--line); border-radius: 6px; padding: 0.4em; background: var(--bg); color: var(--fg); }
 `);
 
@@ -194,11 +201,12 @@ export class MhaPlaygroundElement extends HTMLElement {
       el('label', { for: 'embed-iframe' }, t('embed.iframe')), el('textarea', { id: 'embed-iframe', readonly: true, rows: 3, spellcheck: 'false' }),
       el('p', { class: 'note', 'aria-live': 'polite' }));
     embedButton.addEventListener('click', () => this.#showEmbed(embedBox));
+    const importBox = this.#importBox(t);
 
     this.#root.replaceChildren(
       el('section', { class: 'block', 'aria-labelledby': 'h-controls' }, el('h2', { id: 'h-controls' }, t('ctl.title')), form,
         el('p', { class: 'error general-error', id: 'error-config', role: 'alert' }),
-        el('p', { class: 'summary-line' }), el('ul', { class: 'warnings', 'aria-live': 'polite' })),
+        el('p', { class: 'summary-line' }), el('ul', { class: 'warnings', 'aria-live': 'polite' }), importBox),
       el('section', { class: 'block', 'aria-labelledby': 'h-shapes' }, el('h2', { id: 'h-shapes' }, t('shapes.title')), shapes),
       el('section', { class: 'block', 'aria-labelledby': 'h-walkthrough' }, el('h2', { id: 'h-walkthrough' }, t('wt.title')), walkthrough),
       el('section', { class: 'block', 'aria-labelledby': 'h-heatmaps' }, el('h2', { id: 'h-heatmaps' }, t('hm.title')), heatmap),
@@ -480,6 +488,77 @@ export class MhaPlaygroundElement extends HTMLElement {
       this.#renderQuiz(this.#run, tr(this.#lang));
     });
     body.replaceChildren(el('p', { class: 'note' }, t('quiz.intro')), list, more);
+  }
+
+  // Import config (JSON): a file or pasted text, an exported snapshot or a plain config. Anything
+  // refused gets a message here and changes nothing; the last valid run stays.
+  #importBox(t) {
+    const file = el('input', { type: 'file', id: 'import-file', accept: '.json,application/json', 'aria-describedby': 'error-import import-hint' });
+    const paste = el('textarea', { id: 'import-text', rows: 3, spellcheck: 'false', autocomplete: 'off', 'aria-describedby': 'error-import import-hint' });
+    const button = el('button', { type: 'button', 'data-action': 'import' }, t('import.button'));
+    file.addEventListener('change', async () => {
+      const chosen = file.files?.[0];
+      if (!chosen) return;
+      let text;
+      try {
+        checkImportSize(chosen.size); // refused before a byte is read
+        text = await chosen.text();
+      } catch (error) {
+        this.#importFailed(error);
+        return;
+      } finally {
+        file.value = ''; // the same file can be chosen again
+      }
+      this.#importText(text);
+    });
+    button.addEventListener('click', () => this.#importText(paste.value));
+    return el('details', { class: 'import' }, el('summary', {}, t('import.title')),
+      el('div', { class: 'import-body' },
+        el('p', { class: 'note', id: 'import-hint' }, t('import.hint'), ' ', el('code', {}, t('import.example')), ' ', t('import.only')),
+        el('label', { for: 'import-file' }, t('import.file')), file,
+        el('label', { for: 'import-text' }, t('import.paste')), paste, button,
+        el('p', { class: 'error', id: 'error-import', role: 'alert' }),
+        el('p', { class: 'note import-status', 'aria-live': 'polite' })));
+  }
+
+  #importText(text) {
+    const lang = this.#lang;
+    let imported;
+    try {
+      imported = importConfig(text);
+    } catch (error) {
+      this.#importFailed(error);
+      return;
+    }
+    const candidate = { ...this.#state, ...imported };
+    try {
+      // The engine judges the values (and the size, before it allocates) without a full run.
+      this.#engine?.run({ ...engineConfig(candidate, lang), memoryCap: PAGE_MEMORY_CAP, snapshots: false });
+    } catch (error) {
+      if (!(error instanceof MhaError)) throw error;
+      this.#importFailed(error);
+      return;
+    }
+    if (!this.#engine) return;
+    this.state = candidate;
+    this.#root.querySelector('.import-status').textContent = tr(lang)('import.done');
+  }
+
+  #importFailed(error) {
+    const lang = this.#lang;
+    const t = tr(lang);
+    let message;
+    if (error instanceof ImportError) {
+      message = t(`import.error.${error.code}`);
+      if (message === `import.error.${error.code}`) message = error.message;
+      for (const [name, value] of Object.entries(error.params)) message = message.replaceAll(`{${name}}`, name === 'expected' ? t(`import.type.${value}`) : error.code === 'tooLarge' ? formatBytes(value) : String(value));
+    } else if (error instanceof MhaError) {
+      message = localizedError(error, lang, t);
+    } else {
+      message = String(error?.message ?? error);
+    }
+    this.#root.querySelector('.import-status').textContent = '';
+    this.#root.getElementById('error-import').textContent = `${t('import.refused')} ${message}`;
   }
 
   async #showEmbed(box) {
