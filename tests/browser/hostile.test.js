@@ -189,6 +189,16 @@ test('hostile URL query and hash: read as text, never as markup', opts, async ()
   assert.equal(await second.page.locator('mha-heatmap figure.panel').count(), 2);
   await assertClean(second.page, second.problems, 'after fixing the query');
   await second.context.close();
+
+  // The iframe route: every attribute it passes on, hostile, and an unknown element name.
+  const embed = new URLSearchParams({ el: PAYLOADS[0], tokens: PAYLOADS.join(' '), lang: PAYLOADS[1], step: PAYLOADS[2], from: SPACED, to: PAYLOADS[3], theme: PAYLOADS[4], batch: PAYLOADS[5], head: LONG.slice(0, 5000), only: PAYLOADS[0], onload: 'window.__pwned="onload"' });
+  const third = await open(`${env.url}embed.html?${embed}`, { waitFor: 'mha-walkthrough h3' });
+  assert.equal(await third.page.evaluate(() => document.getElementById('embed').firstElementChild.localName), 'mha-walkthrough', 'an unknown el: the walkthrough');
+  assert.equal(await third.page.locator('mha-walkthrough .steps button').count(), env.engine.run({ B: 2, T: PAYLOADS.length, C: 8, H: 2 }).steps.length);
+  await third.page.locator('mha-walkthrough button[data-action="next"]').click();
+  await third.page.locator('mha-walkthrough h3[data-step="q"]').waitFor();
+  await assertClean(third.page, third.problems, 'iframe route');
+  await third.context.close();
 });
 
 test('hostile attributes on a host page: tokens, lang, step, from, to, theme, sizes, mask, key-lengths, for', opts, async () => {
