@@ -9,7 +9,7 @@
 import { formatCount, formatValue } from '../format.js';
 import { scaleFor, viridis, diverging } from '../colors.js';
 import { HEATMAP_STEPS, heatmapGeometry, heatmapPanels, hitCell, keyLabels, moveCell } from '../heatmap-layout.js';
-import { RunSource, SOURCE_ATTRIBUTES, baseStyles, download, el, langOf, sheet, svg, tr } from './shared.js';
+import { RunElement, SOURCE_ATTRIBUTES, download, el, langOf, sheet, svg, tr } from './shared.js';
 
 const MAX_CELLS = 16384; // beyond this only the selected batch (then head) is drawn
 
@@ -39,60 +39,29 @@ figure.panel svg { width: 100%; height: auto; display: block; }
 
 let hatchCount = 0;
 
-export class MhaHeatmapElement extends HTMLElement {
+export class MhaHeatmapElement extends RunElement {
   static get observedAttributes() { return ['step', 'batch', 'head', 'lang', 'pinned', 'only', ...SOURCE_ATTRIBUTES]; }
 
   #run = null;
-  #external = false;
-  #source = new RunSource(this, (run, tokens) => { this.#run = run; this.#tokens = tokens; this.#render(); }, {
-    onStep: (id) => { if (HEATMAP_STEPS.includes(id)) this.setAttribute('step', id); },
-  });
   #tokens = null;
-  #root;
-  #renderQueued = false;
   #active = null; // { panel, r, c } for the keyboard cursor
 
-  constructor() {
-    super();
-    this.#root = this.attachShadow({ mode: 'open' });
-    this.#root.adoptedStyleSheets = [baseStyles(), STYLES];
-  }
-
-  connectedCallback() {
-    this.#render();
-    if (!this.#external) this.#source.refresh();
-  }
-
-  disconnectedCallback() { this.#source.disconnect(); }
-
-  attributeChangedCallback(name, oldValue, newValue) {
-    if (oldValue === newValue) return;
-    if (SOURCE_ATTRIBUTES.includes(name)) {
-      if (!this.#external && this.isConnected) this.#source.refresh();
-    } else {
-      this.#queueRender();
-    }
-  }
+  constructor() { super(STYLES); }
 
   get run() { return this.#run; }
-  set run(run) {
-    this.#external = true;
-    this.#source.disconnect();
+  set run(run) { this.takeRun(run, this.#tokens); }
+
+  acceptRun(run, tokens) {
     this.#run = run;
-    this.#render();
+    this.#tokens = tokens;
+    this.render();
   }
 
-  /** Config in the walkthrough's names ({B, T, C, H, …, tokens}); the element runs it itself. */
-  get config() { return this.#source.config; }
-  set config(config) {
-    this.#source.config = config;
-    this.#external = false;
-    this.#source.refresh();
-  }
+  followStep(id) { if (HEATMAP_STEPS.includes(id)) this.setAttribute('step', id); }
 
   /** Query token labels; keys use the same ones for self-attention, s0… for a separate source. */
   get tokens() { return this.#tokens; }
-  set tokens(tokens) { this.#tokens = tokens; this.#queueRender(); }
+  set tokens(tokens) { this.#tokens = tokens; this.scheduleRender(); }
 
   get stepId() {
     const id = this.getAttribute('step');
@@ -122,25 +91,15 @@ export class MhaHeatmapElement extends HTMLElement {
   #select(b, h) {
     this.setAttribute('batch', b);
     this.setAttribute('head', h);
-    this.#render(); // now, so that keyboard focus can move to the redrawn panel
+    this.render(); // now, so that keyboard focus can move to the redrawn panel
     this.dispatchEvent(new CustomEvent('mha-select', { bubbles: true, composed: true, detail: { step: this.stepId, batch: b, head: h } }));
   }
 
-  // Several attribute or property changes in one task (the playground sets step, batch, head,
-  // tokens and run together) draw once.
-  #queueRender() {
-    if (this.#renderQueued) return;
-    this.#renderQueued = true;
-    queueMicrotask(() => { if (this.#renderQueued) this.#render(); });
-  }
-
-  #render() {
-    this.#renderQueued = false;
-    if (!this.isConnected) return;
+  draw() {
     const lang = langOf(this);
     const t = tr(lang);
     if (!this.#run) {
-      this.#root.replaceChildren(el('p', { class: 'note' }, t('page.loading')));
+      this.shadowRoot.replaceChildren(el('p', { class: 'note' }, t('page.loading')));
       return;
     }
     const step = this.#run.step(this.stepId);
@@ -197,7 +156,7 @@ export class MhaHeatmapElement extends HTMLElement {
       }
       grid.append(el('section', { class: 'batch', 'aria-label': `b=${b}` }, el('h4', {}, t('hm.batch').replace('{b}', b)), groups));
     }
-    this.#root.replaceChildren(
+    this.shadowRoot.replaceChildren(
       el('section', { class: 'hm', 'aria-label': t('hm.label') }, bar, note ? el('p', { class: 'note' }, note) : null, grid, readout, tip, this.#table(step, maskedAt, labels, t)));
   }
 
@@ -261,7 +220,7 @@ export class MhaHeatmapElement extends HTMLElement {
       cursor.setAttribute('visibility', 'visible');
       tip.textContent = formatValue(value);
       tip.hidden = false;
-      const hostBox = this.#root.querySelector('.hm').getBoundingClientRect();
+      const hostBox = this.shadowRoot.querySelector('.hm').getBoundingClientRect();
       const box = event ? { left: event.clientX, top: event.clientY } : picture.getBoundingClientRect();
       const scaleX = picture.getBoundingClientRect().width / geometry.width;
       const left = event ? box.left : box.left + (geometry.cellX(c) + cell) * scaleX;
@@ -287,7 +246,7 @@ export class MhaHeatmapElement extends HTMLElement {
       if (event.key === 'Enter' || event.key === ' ') {
         event.preventDefault();
         this.#select(b, h);
-        this.#root.querySelector(`figure.panel[data-b="${b}"][data-h="${h}"]`)?.focus();
+        this.shadowRoot.querySelector(`figure.panel[data-b="${b}"][data-h="${h}"]`)?.focus();
         return;
       }
       const next = moveCell(this.#active ?? { r: 0, c: 0 }, event.key, panel.rows, panel.cols);
@@ -321,7 +280,7 @@ export class MhaHeatmapElement extends HTMLElement {
 
   /** The selected heatmap as a standalone SVG document (with its title, labels and range). */
   exportSvg() {
-    const figure = this.#root.querySelector(`figure.panel[data-b="${this.batch}"][data-h="${this.head}"]`) ?? this.#root.querySelector('figure.panel');
+    const figure = this.shadowRoot.querySelector(`figure.panel[data-b="${this.batch}"][data-h="${this.head}"]`) ?? this.shadowRoot.querySelector('figure.panel');
     const source = figure.querySelector('svg');
     const [, , width, height] = source.getAttribute('viewBox').split(' ').map(Number);
     const copy = source.cloneNode(true);

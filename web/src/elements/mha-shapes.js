@@ -2,7 +2,7 @@
 // each shape as axis chips. The run comes in as the `run` property, from its own config
 // (attributes or `config`), or from the element named by `for`; clicking a shape fires `mha-step`.
 import { chainSteps } from '../format.js';
-import { RunSource, SOURCE_ATTRIBUTES, axisChip, baseStyles, el, langOf, sheet, tr } from './shared.js';
+import { RunElement, SOURCE_ATTRIBUTES, axisChip, el, langOf, sheet, tr } from './shared.js';
 
 const STYLES = sheet(`
 ol { list-style: none; display: flex; flex-wrap: wrap; align-items: center; gap: 0.2em 0.3em; margin: 0; padding: 0; }
@@ -14,53 +14,25 @@ button[aria-current="step"] { background: var(--bg); color: inherit; border: 2px
 button[aria-current="step"] .id { color: var(--accent); font-weight: 700; }
 `);
 
-export class MhaShapesElement extends HTMLElement {
+export class MhaShapesElement extends RunElement {
   static get observedAttributes() { return ['lang', 'current', ...SOURCE_ATTRIBUTES]; }
 
   #run = null;
-  #root;
-  #external = false;
-  #source = new RunSource(this, (run) => { this.#run = run; this.#render(); }, { onStep: (id) => this.setAttribute('current', id) });
 
-  constructor() {
-    super();
-    this.#root = this.attachShadow({ mode: 'open' });
-    this.#root.adoptedStyleSheets = [baseStyles(), STYLES];
-  }
-
-  connectedCallback() {
-    this.#render();
-    if (!this.#external) this.#source.refresh();
-  }
-
-  disconnectedCallback() { this.#source.disconnect(); }
-
-  attributeChangedCallback(name, oldValue, newValue) {
-    if (oldValue === newValue) return;
-    if (SOURCE_ATTRIBUTES.includes(name)) {
-      if (!this.#external && this.isConnected) this.#source.refresh();
-    } else {
-      this.#render();
-    }
-  }
+  constructor() { super(STYLES); }
 
   get run() { return this.#run; }
-  set run(run) {
-    this.#external = true;
-    this.#source.disconnect();
+  set run(run) { this.takeRun(run); }
+
+  acceptRun(run) {
     this.#run = run;
-    this.#render();
+    this.render();
   }
 
-  get config() { return this.#source.config; }
-  set config(config) {
-    this.#source.config = config;
-    this.#external = false;
-    this.#source.refresh();
-  }
+  followStep(id) { this.setAttribute('current', id); }
 
-  #render() {
-    if (!this.isConnected || !this.#run) return;
+  draw() {
+    if (!this.#run) return;
     const lang = langOf(this);
     const t = tr(lang);
     const current = this.getAttribute('current');
@@ -72,6 +44,6 @@ export class MhaShapesElement extends HTMLElement {
       const button = event.target.closest('button[data-id]');
       if (button) this.dispatchEvent(new CustomEvent('mha-step', { bubbles: true, composed: true, detail: { step: button.dataset.id } }));
     });
-    this.#root.replaceChildren(list);
+    this.shadowRoot.replaceChildren(list);
   }
 }

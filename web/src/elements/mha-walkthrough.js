@@ -11,7 +11,7 @@ import { cellSources, changeKind, inputOf, pictureLayout } from '../tensor-pictu
 import { keyLabels, shortLabel } from '../heatmap-layout.js';
 import { formulaLatex, memoryLayout, stepAnswers } from '../walkthrough-text.js';
 import { renderMath } from '../math.js';
-import { RunSource, SOURCE_ATTRIBUTES, axisChip, baseStyles, el, langOf, reducedMotion, sheet, svg, tr } from './shared.js';
+import { RunElement, SOURCE_ATTRIBUTES, axisChip, el, langOf, reducedMotion, sheet, svg, tr } from './shared.js';
 
 const UNIT = 10; // SVG units per cell in the tensor picture
 const MAX_PICTURE_CELLS = 4096; // more cells than this would be unreadable and slow to animate
@@ -48,64 +48,34 @@ figcaption { font-size: 0.9em; color: var(--muted); }
 }
 `);
 
-export class MhaWalkthroughElement extends HTMLElement {
+export class MhaWalkthroughElement extends RunElement {
   static get observedAttributes() { return ['step', 'from', 'to', 'lang', ...SOURCE_ATTRIBUTES]; }
 
   #run = null;
-  #external = false; // a run handed in through the property wins over attributes
-  #source = new RunSource(this, (run, tokens) => this.#setRun(run, tokens));
   #tokens = null;
   #index = 0;
   #shownId = null;
   #timer = null;
-  #root;
-  #renderQueued = false;
   #onKey = (event) => this.#handleKey(event);
 
-  constructor() {
-    super();
-    this.#root = this.attachShadow({ mode: 'open' });
-    this.#root.adoptedStyleSheets = [baseStyles(), STYLES];
-  }
+  constructor() { super(STYLES); }
 
   connectedCallback() {
     this.addEventListener('keydown', this.#onKey);
-    this.#render();
-    if (!this.#external) this.#source.refresh();
+    super.connectedCallback();
   }
 
   disconnectedCallback() {
     this.removeEventListener('keydown', this.#onKey);
-    this.#source.disconnect();
+    super.disconnectedCallback();
     this.pause();
-  }
-
-  attributeChangedCallback(name, oldValue, newValue) {
-    if (oldValue === newValue) return;
-    if (SOURCE_ATTRIBUTES.includes(name)) {
-      if (!this.#external && this.isConnected) this.#source.refresh();
-    } else {
-      this.#queueRender();
-    }
   }
 
   /** The Run whose snapshots this stepper shows. */
   get run() { return this.#run; }
-  set run(run) {
-    this.#external = true;
-    this.#source.disconnect();
-    this.#setRun(run, this.#tokens);
-  }
+  set run(run) { this.takeRun(run, this.#tokens); }
 
-  /** Config in the walkthrough's names ({B, T, C, H, …, tokens}); the element runs it itself. */
-  get config() { return this.#source.config; }
-  set config(config) {
-    this.#source.config = config;
-    this.#external = false;
-    this.#source.refresh();
-  }
-
-  #setRun(run, tokens) {
+  acceptRun(run, tokens) {
     const current = this.stepId;
     this.#run = run;
     this.#tokens = tokens;
@@ -113,7 +83,7 @@ export class MhaWalkthroughElement extends HTMLElement {
     const keep = steps.findIndex((s) => s.id === (current ?? this.getAttribute('step')));
     this.#index = keep >= 0 ? keep : 0;
     this.#shownId = null; // new numbers: redraw the picture without animating from the old run
-    this.#render();
+    this.render();
     this.dispatchEvent(new CustomEvent('mha-run', { detail: { run, tokens } }));
   }
 
@@ -176,24 +146,14 @@ export class MhaWalkthroughElement extends HTMLElement {
     if (!back && !forward) return;
     event.preventDefault();
     if (back) this.prev(); else this.next();
-    if (inList) this.#root.querySelector(`.steps button[data-id="${this.stepId}"]`)?.focus();
+    if (inList) this.shadowRoot.querySelector(`.steps button[data-id="${this.stepId}"]`)?.focus();
   }
 
-  // Several attribute or property changes in one task (the playground sets step, batch, head,
-  // tokens and run together) draw once.
-  #queueRender() {
-    if (this.#renderQueued) return;
-    this.#renderQueued = true;
-    queueMicrotask(() => { if (this.#renderQueued) this.#render(); });
-  }
-
-  #render() {
-    this.#renderQueued = false;
-    if (!this.isConnected) return;
+  draw() {
     const lang = langOf(this);
     const t = tr(lang);
     if (!this.#run) {
-      this.#root.replaceChildren(el('p', { class: 'note' }, t('page.loading')));
+      this.shadowRoot.replaceChildren(el('p', { class: 'note' }, t('page.loading')));
       return;
     }
     const steps = this.#visibleSteps();
@@ -207,14 +167,14 @@ export class MhaWalkthroughElement extends HTMLElement {
     const detail = el('div', { class: 'detail' },
       el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': t('wt.controls') }),
       el('div', { class: 'body', 'aria-live': 'polite' }));
-    this.#root.replaceChildren(el('section', { class: steps.length <= 1 ? 'wt single' : 'wt', 'aria-label': t('wt.label') }, nav, detail));
+    this.shadowRoot.replaceChildren(el('section', { class: steps.length <= 1 ? 'wt single' : 'wt', 'aria-label': t('wt.label') }, nav, detail));
     if (steps.length <= 1) nav.hidden = true;
     this.#shownId = null;
     this.#renderDetail(false);
   }
 
   #updateList() {
-    this.#root.querySelectorAll('.steps button').forEach((button, i) => {
+    this.shadowRoot.querySelectorAll('.steps button').forEach((button, i) => {
       if (i === this.#index) {
         button.setAttribute('aria-current', 'step');
         button.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
@@ -225,7 +185,7 @@ export class MhaWalkthroughElement extends HTMLElement {
   }
 
   #renderToolbar() {
-    const toolbar = this.#root.querySelector('.toolbar');
+    const toolbar = this.shadowRoot.querySelector('.toolbar');
     if (!toolbar) return;
     const t = tr(langOf(this));
     const steps = this.#visibleSteps();
@@ -244,7 +204,7 @@ export class MhaWalkthroughElement extends HTMLElement {
   }
 
   #renderDetail(animate) {
-    const body = this.#root.querySelector('.body');
+    const body = this.shadowRoot.querySelector('.body');
     if (!body) return;
     this.#renderToolbar();
     const lang = langOf(this);

@@ -43,6 +43,72 @@ export function getEngine({ wasmUrl } = {}) {
 export const SOURCE_ATTRIBUTES = [...CONFIG_ATTRIBUTES, 'for'];
 
 /**
+ * What <mha-walkthrough>, <mha-heatmap> and <mha-shapes> share: a shadow root with their styles,
+ * where their run comes from (a run handed in through `takeRun`, which wins, or a RunSource: their
+ * own config or the element named by `for`), and drawing. Source attributes recompute the run;
+ * any other attribute redraws once per task. A subclass implements `acceptRun(run, tokens)` (a new
+ * run arrived) and `draw()` (paint the shadow root; called only while connected), and may
+ * implement `followStep(id)` (the followed element moved to step `id`).
+ */
+export class RunElement extends HTMLElement {
+  #external = false;
+  #source = new RunSource(this, (run, tokens) => this.acceptRun(run, tokens), { onStep: (id) => this.followStep(id) });
+  #renderQueued = false;
+
+  constructor(styles) {
+    super();
+    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [baseStyles(), styles];
+  }
+
+  connectedCallback() {
+    this.render();
+    if (!this.#external) this.#source.refresh();
+  }
+
+  disconnectedCallback() { this.#source.disconnect(); }
+
+  attributeChangedCallback(name, oldValue, newValue) {
+    if (oldValue === newValue) return;
+    if (SOURCE_ATTRIBUTES.includes(name)) {
+      if (!this.#external && this.isConnected) this.#source.refresh();
+    } else {
+      this.scheduleRender();
+    }
+  }
+
+  /** Config in the walkthrough's names ({B, T, C, H, …, tokens}); the element runs it itself. */
+  get config() { return this.#source.config; }
+  set config(config) {
+    this.#source.config = config;
+    this.#external = false;
+    this.#source.refresh();
+  }
+
+  /** Shows `run` from now on, instead of running its own config or following another element. */
+  takeRun(run, tokens) {
+    this.#external = true;
+    this.#source.disconnect();
+    this.acceptRun(run, tokens);
+  }
+
+  followStep() {}
+
+  /** Draws now; a draw already scheduled is dropped. */
+  render() {
+    this.#renderQueued = false;
+    if (this.isConnected) this.draw();
+  }
+
+  // Several attribute or property changes in one task (the playground sets step, batch, head,
+  // tokens and run together) draw once.
+  scheduleRender() {
+    if (this.#renderQueued) return;
+    this.#renderQueued = true;
+    queueMicrotask(() => { if (this.#renderQueued) this.render(); });
+  }
+}
+
+/**
  * Where an element's run comes from when no one hands it one through the `run` property: the
  * element named by its `for` attribute (it follows that element's `mha-run` events), or its own
  * config (`config` property or attributes) run on the shared engine. An invalid config shows the
