@@ -213,6 +213,8 @@ std::string format_bytes(double bytes) {
     return text;
 }
 
+std::vector<float> zeros(std::size_t n) { return std::vector<float>(n); }
+
 std::uint64_t snapshot_bytes(const Dims& d) {
     // Counted in double: a config far over the cap must not wrap around to a small number.
     const double B = d.B, T = d.T, Tk = d.Tk, C = d.C, H = d.H, Hkv = d.Hkv, D = d.D;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 #include "mha/matmul.hpp"
 #include "mha/seeded.hpp"
@@ -70,37 +72,70 @@ bool has_new_values(const std::vector<float>& produced, const std::vector<float>
 }
 
 // A reshape, transpose, repeat or merge only moves its input's values: it never holds a new one.
-bool moves_values_only(const std::string& op) {
-    return op == "reshape" || op == "transpose" || op == "repeat" || op == "merge";
+bool moves_values_only(const char* op) {
+    const std::string_view kind = op;
+    return kind == "reshape" || kind == "transpose" || kind == "repeat" || kind == "merge";
 }
+
+// A scale, mask or softmax maps each value to one at the same index: it changed a value if an
+// element differs from its input's (almost always the first, so this costs one comparison).
+bool elementwise(const char* op) {
+    const std::string_view kind = op;
+    return kind == "scale" || kind == "mask" || kind == "softmax";
+}
+
+// What the walkthrough says about a step: built only when the run describes its steps.
+struct StepText {
+    const char* title;
+    std::string formula;
+    std::vector<std::string> axes;
+    std::string operands;  // the shapes that go in ("[2,4,8] @ [8,8]"); empty for an input
+};
+
+// A call of a caller's `[&] { return StepText{...}; }` that does not copy it: one small thunk per
+// lambda, so that record() is compiled once per tensor type rather than once per step.
+class TextFn {
+public:
+    template <class F>
+    TextFn(F&& f) : object_(&f), call_([](const void* o) { return (*static_cast<const std::remove_reference_t<F>*>(o))(); }) {}
+    StepText operator()() const { return call_(object_); }
+
+private:
+    const void* object_;
+    StepText (*call_)(const void*);
+};
 
 struct StepInfo {
     const char* id;
-    const char* title;
     const char* op;
-    std::string formula;
-    std::vector<std::string> axes;
     const char* input_id = nullptr;  // the step whose values this one is compared with
     double flops = 0;
     // Whether the step holds new values when its input's values are not at hand (a lazy run):
     // false only for a scale by 1 or a mask that masks nothing.
     bool changes_without_values = true;
+    // A step whose values are, by construction, the same numbers in the same row-major order as
+    // an earlier step's (a reshape of a contiguous buffer, a mask that masks nothing): the
+    // bindings hand them to JS once.
+    const char* same_values_as = nullptr;
 };
 
 // Records snapshots into a trace: all of them, none (snapshots off), only their metadata (a
-// lazy run), or only the one step a lazy run asks for.
+// lazy run), or only the one step a lazy run asks for. Without `config.describe`, steps carry
+// ids, values, shapes and changes_values but no titles or formulas (which cost more than the
+// arithmetic at the toy size, and which the caller holds from an earlier run of the same key).
 class Recorder {
 public:
     explicit Recorder(Trace& trace, const Config& config)
         : trace_(trace),
           enabled_(config.snapshots || config.lazy || config.request),
           metadata_only_(config.lazy && !config.request),
+          describe_(config.describe),
           only_(config.request ? config.request->id : std::string()) {}
 
     // `produced` is the tensor as the step left it: a container, or a view whose strides are
-    // those xtensor reports for that view.
+    // those xtensor reports for that view. `text()` returns its StepText.
     template <class E>
-    void record(StepInfo info, const E& produced, const std::string& operands = "") {
+    void record(StepInfo info, const E& produced, TextFn text) {
         trace_.flops += info.flops;
         if (!wants(info.id)) return;
         Snapshot s;
@@ -117,12 +152,12 @@ public:
                 copy_row_major(produced, s.data.data());
             }
         }
-        finish(std::move(s), std::move(info), operands);
+        finish(std::move(s), info, text);
     }
 
     // A step whose values were computed straight into `data` (row-major, contiguous): the snapshot
     // takes the buffer over instead of copying it. `data` may be empty for metadata only.
-    void record_owned(StepInfo info, std::vector<float>&& data, const shape_t& shape, const std::string& operands) {
+    void record_owned(StepInfo info, std::vector<float>&& data, const shape_t& shape, TextFn text) {
         trace_.flops += info.flops;
         if (!wants(info.id)) return;
         Snapshot s;
@@ -136,7 +171,7 @@ public:
         s.contiguous = true;
         s.numel = static_cast<std::size_t>(stride);
         if (!metadata_only_) s.data = std::move(data);
-        finish(std::move(s), std::move(info), operands);
+        finish(std::move(s), info, text);
     }
 
     bool enabled() const { return enabled_; }
@@ -148,20 +183,27 @@ public:
 private:
     bool wants(const char* id) const { return enabled_ && (only_.empty() || only_ == id); }
 
-    void finish(Snapshot&& s, StepInfo&& info, const std::string& operands) {
+    void finish(Snapshot&& s, const StepInfo& info, TextFn text) {
         s.id = info.id;
-        s.title = info.title;
         s.op = info.op;
-        s.formula = std::move(info.formula);
-        s.axes = std::move(info.axes);
         s.bytes = s.numel * sizeof(float);
         s.flops = info.flops;
-        s.shape_formula = operands.empty() ? shape_text(s.shape) : operands + " → " + shape_text(s.shape);
-        if (info.input_id && !moves_values_only(s.op)) {
+        if (info.same_values_as && keeps_all_values()) s.same_values_as = info.same_values_as;
+        if (describe_) {
+            StepText t = text();
+            s.title = t.title;
+            s.formula = std::move(t.formula);
+            s.axes = std::move(t.axes);
+            s.shape_formula = t.operands.empty() ? shape_text(s.shape) : t.operands + " → " + shape_text(s.shape);
+        }
+        if (info.input_id && !moves_values_only(info.op)) {
             const Snapshot* input = nullptr;
             for (const Snapshot& step : trace_.steps)
                 if (step.id == info.input_id) input = &step;
-            s.changes_values = input && !s.data.empty() ? has_new_values(s.data, input->data) : info.changes_without_values;
+            if (!input || s.data.empty()) s.changes_values = info.changes_without_values;
+            else if (info.same_values_as) s.changes_values = false;
+            else if (elementwise(info.op)) s.changes_values = s.data != input->data;
+            else s.changes_values = has_new_values(s.data, input->data);
         }
         trace_.snapshot_bytes += s.bytes;
         trace_.steps.push_back(std::move(s));
@@ -170,6 +212,7 @@ private:
     Trace& trace_;
     bool enabled_;
     bool metadata_only_;
+    bool describe_;
     std::string only_;  // the one step a lazy run asks for, or empty for all
 };
 
@@ -216,6 +259,21 @@ namespace {
 Trace forward_with(const Config& config, const Dims& d, Weights&& params);
 }  // namespace
 
+std::string metadata_key(const Config& c) {
+    // Everything the summary and the step descriptions are computed from: the sizes, whether K
+    // and V have a source of their own, bias, mask, the padding lengths and which steps are kept.
+    const std::int64_t Tk = c.Tk.value_or(c.T);
+    std::string key;
+    for (const std::int64_t n : {c.B, c.T, Tk, c.C, c.H, c.Hkv.value_or(c.H)}) key += std::to_string(n) + ',';
+    key += c.kv || Tk != c.T ? "cross," : "self,";
+    key += c.bias ? "bias," : "no-bias,";
+    key += c.mask == MaskKind::causal ? "causal," : "no-mask,";
+    key += c.lazy ? "lazy" : c.snapshots ? "eager" : "output";
+    if (c.key_lengths)
+        for (const std::int64_t n : *c.key_lengths) key += ',' + std::to_string(n);
+    return key;
+}
+
 Trace forward(const Config& config) {
     const Dims d = validate(config);
     return forward_with(config, d, resolve_weights(config, d));
@@ -247,17 +305,19 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
     trace.kv_cache_bytes_per_token = kv_cache_bytes_per_token(d);
     const Weights& w = trace.weights;
     Recorder rec(trace, config);
-    const std::string b_or_nothing = config.bias ? " + b" : "";
+    const char* const b_or_nothing = config.bias ? " + b" : "";
+    auto bias_text = [&](std::size_t n) { return config.bias ? " + " + shape_text({n}) : std::string(); };
 
     // 1. Input. // [B, T, C]
     tensor3 x = as_tensor3(config.x ? *config.x : seeded_values(config.seed, Stream::x, B * T * C, 1.0f), B, T, C);
-    rec.record({"x", "Input X", "input", "X", {"B", "T", "C"}}, x);
+    rec.record({"x", "input"}, x, [] { return StepText{"Input X", "X", {"B", "T", "C"}, ""}; });
 
     // Cross-attention reads K and V from a separate source sequence. // [B, Tk, C]
     tensor3 source;
     if (d.cross) {
         source = as_tensor3(config.kv ? *config.kv : seeded_values(config.seed, Stream::kv, B * Tk * C, 1.0f), B, Tk, C);
-        rec.record({"source", "Source sequence S (cross-attention)", "input", "S", {"B", "Tk", "C"}}, source);
+        rec.record({"source", "input"}, source,
+                   [] { return StepText{"Source sequence S (cross-attention)", "S", {"B", "Tk", "C"}, ""}; });
     }
     const tensor3& kv_in = d.cross ? source : x;
     const char* kv_in_id = d.cross ? "source" : "x";
@@ -266,28 +326,32 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
     tensor3 q = project(x, w.Wq, w.bq, H * D);
     tensor3 k = project(kv_in, w.Wk, w.bk, Hkv * D);
     tensor3 v = project(kv_in, w.Wv, w.bv, Hkv * D);
-    const std::string wq_shape = shape_text({C, H * D}), wk_shape = shape_text({C, Hkv * D});
-    auto bias_text = [&](std::size_t n) { return config.bias ? " + " + shape_text({n}) : std::string(); };
-    rec.record({"q", "Query projection", "projection", "Q = X·Wq" + b_or_nothing + "q", {"B", "T", "H·D"}, "x",
-                projection_flops(B * T, C, H * D, config.bias)},
-               q, shape_text({B, T, C}) + " @ " + wq_shape + bias_text(H * D));
-    rec.record({"k", "Key projection", "projection", "K = " + S + "·Wk" + b_or_nothing + "k", {"B", "Tk", HkD},
-                kv_in_id, projection_flops(B * Tk, C, Hkv * D, config.bias)},
-               k, shape_text({B, Tk, C}) + " @ " + wk_shape + bias_text(Hkv * D));
-    rec.record({"v", "Value projection", "projection", "V = " + S + "·Wv" + b_or_nothing + "v", {"B", "Tk", HkD},
-                kv_in_id, projection_flops(B * Tk, C, Hkv * D, config.bias)},
-               v, shape_text({B, Tk, C}) + " @ " + wk_shape + bias_text(Hkv * D));
+    rec.record({"q", "projection", "x", projection_flops(B * T, C, H * D, config.bias)}, q, [&] {
+        return StepText{"Query projection", "Q = X·Wq" + std::string(b_or_nothing) + "q", {"B", "T", "H·D"},
+                        shape_text({B, T, C}) + " @ " + shape_text({C, H * D}) + bias_text(H * D)};
+    });
+    for (auto [id, tensor, name] : {std::tuple{"k", &k, "K"}, {"v", &v, "V"}}) {
+        rec.record({id, "projection", kv_in_id, projection_flops(B * Tk, C, Hkv * D, config.bias)}, *tensor, [&, name = name] {
+            const std::string letter = name == std::string_view("K") ? "k" : "v";
+            return StepText{name == std::string_view("K") ? "Key projection" : "Value projection",
+                            std::string(name) + " = " + S + "·W" + letter + b_or_nothing + letter, {"B", "Tk", HkD},
+                            shape_text({B, Tk, C}) + " @ " + shape_text({C, Hkv * D}) + bias_text(Hkv * D)};
+        });
+    }
 
     // 3. Split the last axis into heads: a view of the same buffer. // [B, T, H, D], [B, Tk, Hkv, D]
     auto q_split = view_as<4>(q.data(), {B, T, H, D});
     auto k_split = view_as<4>(k.data(), {B, Tk, Hkv, D});
     auto v_split = view_as<4>(v.data(), {B, Tk, Hkv, D});
-    rec.record({"q_split", "Split Q into heads", "reshape", "Q.view(B, T, H, D)", {"B", "T", "H", "D"}, "q"},
-               q_split, shape_text({B, T, H * D}));
-    rec.record({"k_split", "Split K into heads", "reshape", "K.view(B, Tk, " + Hk + ", D)", {"B", "Tk", Hk, "D"}, "k"},
-               k_split, shape_text({B, Tk, Hkv * D}));
-    rec.record({"v_split", "Split V into heads", "reshape", "V.view(B, Tk, " + Hk + ", D)", {"B", "Tk", Hk, "D"}, "v"},
-               v_split, shape_text({B, Tk, Hkv * D}));
+    rec.record({"q_split", "reshape", "q", 0.0, true, "q"}, q_split, [&] {
+        return StepText{"Split Q into heads", "Q.view(B, T, H, D)", {"B", "T", "H", "D"}, shape_text({B, T, H * D})};
+    });
+    rec.record({"k_split", "reshape", "k", 0.0, true, "k"}, k_split, [&] {
+        return StepText{"Split K into heads", "K.view(B, Tk, " + Hk + ", D)", {"B", "Tk", Hk, "D"}, shape_text({B, Tk, Hkv * D})};
+    });
+    rec.record({"v_split", "reshape", "v", 0.0, true, "v"}, v_split, [&] {
+        return StepText{"Split V into heads", "V.view(B, Tk, " + Hk + ", D)", {"B", "Tk", Hk, "D"}, shape_text({B, Tk, Hkv * D})};
+    });
 
     // 4. Heads first, so that each head is a [T, D] matrix: a view with permuted strides. // [B, H, T, D]
     // The matrix products below read each head straight out of q, k and v through strides, so
@@ -295,12 +359,15 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
     auto q_heads_view = permuted(q_split, {0, 2, 1, 3});
     auto k_heads_view = permuted(k_split, {0, 2, 1, 3});
     auto v_heads_view = permuted(v_split, {0, 2, 1, 3});
-    rec.record({"q_heads", "Heads first: Q", "transpose", "Q.transpose(1, 2)", {"B", "H", "T", "D"}, "q_split"},
-               q_heads_view, shape_text({B, T, H, D}));
-    rec.record({"k_heads", "Heads first: K", "transpose", "K.transpose(1, 2)", {"B", Hk, "Tk", "D"}, "k_split"},
-               k_heads_view, shape_text({B, Tk, Hkv, D}));
-    rec.record({"v_heads", "Heads first: V", "transpose", "V.transpose(1, 2)", {"B", Hk, "Tk", "D"}, "v_split"},
-               v_heads_view, shape_text({B, Tk, Hkv, D}));
+    rec.record({"q_heads", "transpose", "q_split"}, q_heads_view, [&] {
+        return StepText{"Heads first: Q", "Q.transpose(1, 2)", {"B", "H", "T", "D"}, shape_text({B, T, H, D})};
+    });
+    rec.record({"k_heads", "transpose", "k_split"}, k_heads_view, [&] {
+        return StepText{"Heads first: K", "K.transpose(1, 2)", {"B", Hk, "Tk", "D"}, shape_text({B, Tk, Hkv, D})};
+    });
+    rec.record({"v_heads", "transpose", "v_split"}, v_heads_view, [&] {
+        return StepText{"Heads first: V", "V.transpose(1, 2)", {"B", Hk, "Tk", "D"}, shape_text({B, Tk, Hkv, D})};
+    });
     const auto HD = static_cast<std::ptrdiff_t>(H * D), KD = static_cast<std::ptrdiff_t>(Hkv * D);
     // Head h of batch row b: rows T (or Tk) apart by H·D (or Hkv·D) floats in q (or k, v).
     auto q_head = [&](std::size_t b, std::size_t h) { return q.data() + b * T * HD + h * D; };
@@ -320,22 +387,24 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
                     std::copy_n(k_head(b, h) + j * KD, D, &k_shared(b, h, j, 0));
                     std::copy_n(v_head(b, h) + j * KD, D, &v_shared(b, h, j, 0));
                 }
-        const std::string formula = ".repeat_interleave(H/Hkv = " + std::to_string(d.group()) + ", dim=1)";
-        rec.record({"k_shared", "Share K heads across query heads", "repeat", "K" + formula, {"B", "H", "Tk", "D"}, "k_heads"},
-                   k_shared, shape_text({B, Hkv, Tk, D}));
-        rec.record({"v_shared", "Share V heads across query heads", "repeat", "V" + formula, {"B", "H", "Tk", "D"}, "v_heads"},
-                   v_shared, shape_text({B, Hkv, Tk, D}));
+        for (auto [id, tensor, input, name] : {std::tuple{"k_shared", &k_shared, "k_heads", "K"}, {"v_shared", &v_shared, "v_heads", "V"}}) {
+            rec.record({id, "repeat", input}, *tensor, [&, name = name] {
+                return StepText{name == std::string_view("K") ? "Share K heads across query heads" : "Share V heads across query heads",
+                                name + (".repeat_interleave(H/Hkv = " + std::to_string(d.group()) + ", dim=1)"),
+                                {"B", "H", "Tk", "D"}, shape_text({B, Hkv, Tk, D})};
+            });
+        }
     }
 
     // 6. Kᵀ per head: a view again, the last two axes swapped. // [B, H, D, Tk]
     if (rec.enabled()) {
-        if (Hkv < H) {  // the strides of a transpose of the contiguous shared copy
-            rec.record({"k_t", "Transpose K", "transpose", "Kᵀ = K.transpose(-2, -1)", {"B", "H", "D", "Tk"}, k_for_scores},
-                       permuted(k_shared, {0, 1, 3, 2}), shape_text({B, H, Tk, D}));
-        } else {  // the strides of a transpose of the heads-first view of k's own buffer
-            rec.record({"k_t", "Transpose K", "transpose", "Kᵀ = K.transpose(-2, -1)", {"B", "H", "D", "Tk"}, k_for_scores},
-                       permuted(k_heads_view, {0, 1, 3, 2}), shape_text({B, H, Tk, D}));
-        }
+        auto text = [&] {
+            return StepText{"Transpose K", "Kᵀ = K.transpose(-2, -1)", {"B", "H", "D", "Tk"}, shape_text({B, H, Tk, D})};
+        };
+        if (Hkv < H)  // the strides of a transpose of the contiguous shared copy
+            rec.record({"k_t", "transpose", k_for_scores}, permuted(k_shared, {0, 1, 3, 2}), text);
+        else  // the strides of a transpose of the heads-first view of k's own buffer
+            rec.record({"k_t", "transpose", k_for_scores}, permuted(k_heads_view, {0, 1, 3, 2}), text);
     }
 
     // 7–11, one head at a time, so that a run without snapshots holds one [Tq, Tk] matrix of
@@ -357,9 +426,14 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
     // computes that head alone and keeps a copy.
     const StepRequest* request = config.request ? &*config.request : nullptr;
     const bool head_slice = request && request->batch;
+    // Whether the mask hides any key at all; if not, the masked step holds the scaled values as
+    // they are, and is copied from them once instead of head by head.
+    bool masks_a_key = causal && Tk > 1;
+    for (std::size_t b = 0; padding && b < B; ++b) masks_a_key |= static_cast<std::size_t>((*config.key_lengths)[b]) < Tk;
+    const bool masked_from_scaled = !masks_a_key && rec.keeps_values("masked") && rec.keeps_values("scaled");
     std::vector<float> scores, scaled, masked, weights;
     for (auto [id, buffer] : {std::pair{"scores", &scores}, {"scaled", &scaled}, {"masked", &masked}, {"weights", &weights}})
-        if (!head_slice && rec.keeps_values(id)) buffer->reserve(all_heads);
+        if (!head_slice && rec.keeps_values(id) && !(buffer == &masked && masked_from_scaled)) buffer->reserve(all_heads);
     std::vector<float> work(head_size);
     float* const w_head = work.data();
     std::vector<float> slice;  // the requested head's matrix
@@ -411,31 +485,34 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
     if (head_slice) {  // a lazy run's request for one head: its matrix is the whole answer
         const std::string id = request->id;
         const char* input = id == "scores" ? "q_heads" : id == "scaled" ? "scores" : id == "masked" ? "scaled" : "masked";
-        rec.record_owned({request->id.c_str(), "", "", "", {"B", "H", "Tq", "Tk"}, input}, std::move(slice), {1, 1, T, Tk}, "");
+        rec.record_owned({request->id.c_str(), "", input}, std::move(slice), {1, 1, T, Tk},
+                         [] { return StepText{"", "", {"B", "H", "Tq", "Tk"}, ""}; });
         return trace;
     }
 
     const shape_t scores_shape{B, H, T, Tk};
-    rec.record_owned({"scores", "Attention scores Q·Kᵀ", "matmul", "Q·Kᵀ", {"B", "H", "Tq", "Tk"}, "q_heads",
-                      2.0 * B * H * T * Tk * D},
-                     std::move(scores), scores_shape, shape_text({B, H, T, D}) + " @ " + shape_text({B, H, D, Tk}));
-    rec.record_owned({"scaled", "Scale by 1/√D", "scale", "Q·Kᵀ / √D", {"B", "H", "Tq", "Tk"}, "scores", 1.0 * all_heads,
-                      D != 1},
-                     std::move(scaled), scores_shape, shape_text({B, H, T, Tk}) + " × 1/√" + std::to_string(D));
-    // The mask's own shape, broadcast over the scores: causal [Tq, Tk], padding [B, 1, 1, Tk].
-    const std::string mask_text =
-        causal && padding ? " + causal and padding mask " + shape_text({B, 1, T, Tk})
-        : causal          ? " + causal mask " + shape_text({T, Tk})
-        : padding         ? " + padding mask " + shape_text({B, 1, 1, Tk})
-                          : " with no mask";
-    bool masks_a_key = causal && Tk > 1;
-    for (std::size_t b = 0; padding && b < B; ++b) masks_a_key |= static_cast<std::size_t>((*config.key_lengths)[b]) < Tk;
-    rec.record_owned({"masked", "Apply the mask", "mask", "S + M, M = −∞ where masked", {"B", "H", "Tq", "Tk"}, "scaled", 0.0,
-                      masks_a_key},
-                     std::move(masked), scores_shape, shape_text({B, H, T, Tk}) + mask_text);
-    rec.record_owned({"weights", "Softmax over keys", "softmax", "A = softmax(S, over Tk)", {"B", "H", "Tq", "Tk"}, "masked",
-                      4.0 * all_heads},
-                     std::move(weights), scores_shape, "softmax over Tk of " + shape_text({B, H, T, Tk}));
+    const std::string scores_text = shape_text({B, H, T, Tk});
+    rec.record_owned({"scores", "matmul", "q_heads", 2.0 * B * H * T * Tk * D}, std::move(scores), scores_shape, [&] {
+        return StepText{"Attention scores Q·Kᵀ", "Q·Kᵀ", {"B", "H", "Tq", "Tk"},
+                        shape_text({B, H, T, D}) + " @ " + shape_text({B, H, D, Tk})};
+    });
+    if (masked_from_scaled) masked = scaled;  // before scaled moves into the trace
+    rec.record_owned({"scaled", "scale", "scores", 1.0 * all_heads, D != 1}, std::move(scaled), scores_shape, [&] {
+        return StepText{"Scale by 1/√D", "Q·Kᵀ / √D", {"B", "H", "Tq", "Tk"}, scores_text + " × 1/√" + std::to_string(D)};
+    });
+    rec.record_owned({"masked", "mask", "scaled", 0.0, masks_a_key, masks_a_key ? nullptr : "scaled"}, std::move(masked),
+                     scores_shape, [&] {
+        // The mask's own shape, broadcast over the scores: causal [Tq, Tk], padding [B, 1, 1, Tk].
+        const std::string mask_text =
+            causal && padding ? " + causal and padding mask " + shape_text({B, 1, T, Tk})
+            : causal          ? " + causal mask " + shape_text({T, Tk})
+            : padding         ? " + padding mask " + shape_text({B, 1, 1, Tk})
+                              : " with no mask";
+        return StepText{"Apply the mask", "S + M, M = −∞ where masked", {"B", "H", "Tq", "Tk"}, scores_text + mask_text};
+    });
+    rec.record_owned({"weights", "softmax", "masked", 4.0 * all_heads}, std::move(weights), scores_shape, [&] {
+        return StepText{"Softmax over keys", "A = softmax(S, over Tk)", {"B", "H", "Tq", "Tk"}, "softmax over Tk of " + scores_text};
+    });
 
     // The context as its own [B, H, Tq, D] tensor, and back to tokens first: a view with permuted
     // strides, not contiguous. // [B, Tq, H, D]
@@ -444,22 +521,26 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
         context = xt::empty<float>({B, H, T, D});
         copy_row_major(permuted(view_as<4>(concat.data(), {B, T, H, D}), {0, 2, 1, 3}), context.data());
     }
-    rec.record({"context", "Weighted sum of values A·V", "matmul", "O = A·V", {"B", "H", "Tq", "D"}, "weights",
-                2.0 * B * H * T * Tk * D},
-               context, shape_text({B, H, T, Tk}) + " @ " + shape_text({B, H, Tk, D}));
-    rec.record({"context_t", "Tokens first again", "transpose", "O.transpose(1, 2)", {"B", "Tq", "H", "D"}, "context"},
-               permuted(context, {0, 2, 1, 3}), shape_text({B, H, T, D}));
+    rec.record({"context", "matmul", "weights", 2.0 * B * H * T * Tk * D}, context, [&] {
+        return StepText{"Weighted sum of values A·V", "O = A·V", {"B", "H", "Tq", "D"},
+                        scores_text + " @ " + shape_text({B, H, Tk, D})};
+    });
+    rec.record({"context_t", "transpose", "context"}, permuted(context, {0, 2, 1, 3}), [&] {
+        return StepText{"Tokens first again", "O.transpose(1, 2)", {"B", "Tq", "H", "D"}, shape_text({B, H, T, D})};
+    });
 
     // 13. Merge the heads: a transposed view cannot be reshaped in place, so this copies (here
     // step 11 already wrote every head into its place). // [B, Tq, C]
-    rec.record({"concat", "Merge heads (concat)", "merge", "O.contiguous().view(B, Tq, C)", {"B", "Tq", "C"}, "context_t"},
-               concat, shape_text({B, T, H, D}));
+    rec.record({"concat", "merge", "context_t", 0.0, true, "context_t"}, concat, [&] {
+        return StepText{"Merge heads (concat)", "O.contiguous().view(B, Tq, C)", {"B", "Tq", "C"}, shape_text({B, T, H, D})};
+    });
 
     // 14. Output projection mixes the heads' features. // [B, Tq, C]
     tensor3 output = project(concat, w.Wo, w.bo, C);
-    rec.record({"output", "Output projection", "projection", "Y = O·Wo" + b_or_nothing + "o", {"B", "Tq", "C"}, "concat",
-                projection_flops(B * T, C, C, config.bias)},
-               output, shape_text({B, T, C}) + " @ " + shape_text({C, C}) + bias_text(C));
+    rec.record({"output", "projection", "concat", projection_flops(B * T, C, C, config.bias)}, output, [&] {
+        return StepText{"Output projection", "Y = O·Wo" + std::string(b_or_nothing) + "o", {"B", "Tq", "C"},
+                        shape_text({B, T, C}) + " @ " + shape_text({C, C}) + bias_text(C)};
+    });
 
     trace.output.assign(output.begin(), output.end());
     return trace;

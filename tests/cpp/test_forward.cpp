@@ -281,3 +281,77 @@ TEST_CASE("FLOPs: the two attention products are 2·B·H·Tq·Tk·D each") {
     for (const auto& s : t.steps) sum += s.flops;
     CHECK(t.flops == sum);
 }
+
+TEST_CASE("a run that does not describe its steps has the same values; the metadata key tells runs apart") {
+    auto c = make(2, 3, 12, 3);
+    c.mask = mha::MaskKind::causal;
+    c.key_lengths = std::vector<std::int64_t>{3, 2};
+    const mha::Trace described = mha::forward(c);
+    c.describe = false;
+    const mha::Trace bare = mha::forward(c);
+    REQUIRE(bare.steps.size() == described.steps.size());
+    for (std::size_t i = 0; i < bare.steps.size(); ++i) {
+        const auto &b = bare.steps[i], &d = described.steps[i];
+        INFO(d.id);
+        CHECK(b.id == d.id);
+        CHECK(b.data == d.data);
+        CHECK(b.shape == d.shape);
+        CHECK(b.changes_values == d.changes_values);
+        CHECK(b.same_values_as == d.same_values_as);
+        CHECK(b.title.empty());
+        CHECK(b.formula.empty());
+        CHECK(b.shape_formula.empty());
+        CHECK(!d.title.empty());
+    }
+    CHECK(bare.output == described.output);
+    CHECK(bare.flops == described.flops);
+
+    // Seed and values do not change the key; every size and option that shapes the metadata does.
+    const mha::Config base = make(2, 3, 12, 3);
+    auto with = [&](auto change) { mha::Config other = base; change(other); return mha::metadata_key(other); };
+    CHECK(with([](mha::Config& o) { o.seed = 99; }) == mha::metadata_key(base));
+    CHECK(with([](mha::Config& o) { o.x = std::vector<float>(72, 0.5f); }) == mha::metadata_key(base));
+    CHECK(with([](mha::Config& o) { o.Tk = 3; }) == mha::metadata_key(base));  // the default, spelled out
+    const std::vector<std::string> keys = {
+        mha::metadata_key(base),
+        with([](mha::Config& o) { o.B = 1; }),
+        with([](mha::Config& o) { o.T = 4; }),
+        with([](mha::Config& o) { o.Tk = 5; }),
+        with([](mha::Config& o) { o.C = 24; }),
+        with([](mha::Config& o) { o.H = 4; }),
+        with([](mha::Config& o) { o.Hkv = 1; }),
+        with([](mha::Config& o) { o.kv = std::vector<float>(72, 0.5f); }),
+        with([](mha::Config& o) { o.bias = false; }),
+        with([](mha::Config& o) { o.mask = mha::MaskKind::causal; }),
+        with([](mha::Config& o) { o.key_lengths = std::vector<std::int64_t>{3, 2}; }),
+        with([](mha::Config& o) { o.key_lengths = std::vector<std::int64_t>{2, 3}; }),
+        with([](mha::Config& o) { o.snapshots = false; }),
+        with([](mha::Config& o) { o.lazy = true; }),
+    };
+    for (std::size_t i = 0; i < keys.size(); ++i)
+        for (std::size_t j = i + 1; j < keys.size(); ++j) {
+            INFO(keys[i] << " vs " << keys[j]);
+            CHECK(keys[i] != keys[j]);
+        }
+}
+
+TEST_CASE("steps marked with the same values as an earlier step do hold exactly its values") {
+    for (const bool causal : {false, true}) {
+        auto c = make(2, 3, 12, 3);
+        if (causal) c.mask = mha::MaskKind::causal;
+        const mha::Trace t = mha::forward(c);
+        std::size_t marked = 0;
+        for (const auto& s : t.steps) {
+            if (s.same_values_as.empty()) continue;
+            INFO(s.id << " = " << s.same_values_as);
+            CHECK(s.data == t.step(s.same_values_as).data);
+            ++marked;
+        }
+        // q/k/v_split and concat always; masked only when the mask hides nothing.
+        CHECK(marked == (causal ? 4u : 5u));
+        CHECK(t.step("masked").same_values_as == (causal ? "" : "scaled"));
+    }
+    auto lazy = make(2, 3, 12, 3);
+    lazy.lazy = true;
+    for (const auto& s : mha::forward(lazy).steps) CHECK(s.same_values_as.empty());
+}

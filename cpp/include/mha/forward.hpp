@@ -2,6 +2,8 @@
 /// @file forward.hpp
 /// @brief The multi-head attention forward pass, step by step.
 
+#include <string>
+
 #include "config.hpp"
 #include "trace.hpp"
 
@@ -14,5 +16,11 @@ Trace forward(const Config& config);
 
 /// @brief The same, taking the config's explicit weights over into the trace instead of copying them.
 Trace forward(Config&& config);
+
+/// @brief Names what a run of `config` says apart from its values: the summary and every step's
+///        id, title, formula, shapes, axes and strides. Runs whose keys are equal have equal
+///        metadata (whatever their seed, tensors or weights), so a caller that holds it from one
+///        run can ask the next for values only (Config::describe = false).
+std::string metadata_key(const Config& config);
 
 }  // namespace mha

@@ -23,10 +23,17 @@ struct Snapshot {
     std::vector<float> data;        ///< values in row-major order of `shape`
     std::vector<std::ptrdiff_t> strides;  ///< as xtensor reports them for the produced tensor (elements)
     bool contiguous = true;         ///< row-major contiguous in its buffer (a transposed view is not)
-    bool changes_values = false;    ///< holds a value that its input does not
+    /// Changed a value of its input: for scale, mask and softmax, an element differs from the
+    /// input's at its index; for a projection or product, it holds a value the input does not;
+    /// false for reshape, transpose, repeat and merge.
+    bool changes_values = false;
     std::size_t numel = 0;
     double flops = 0;               ///< floating-point operations of this step
     std::uint64_t bytes = 0;        ///< bytes of the tensor this step produced (numel · 4)
+    /// Id of an earlier step whose data holds, by construction, the same numbers in the same
+    /// order (a reshape of a contiguous buffer, a mask that masks nothing), or empty. Set in full
+    /// traces only; the bindings hand such values to JS once.
+    std::string same_values_as;
 };
 
 /// Everything one forward pass produced.
