@@ -30,8 +30,11 @@ val owned_floats(const std::vector<float>& values) {
     return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
 }
 
+// A Float32Array's values (engine.js passes only Float32Arrays), copied by one TypedArray.set.
 std::vector<float> floats_of(const val& typed_array) {
-    return emscripten::convertJSArrayToNumberVector<float>(typed_array);
+    std::vector<float> values = mha::zeros(typed_array["length"].as<std::size_t>());
+    val(emscripten::typed_memory_view(values.size(), values.data())).call<void>("set", typed_array);
+    return values;
 }
 
 val ok(const char* key, val value) {
@@ -173,36 +176,34 @@ std::string metadata_json(const mha::Trace& t) {
     return j.close(']').close('}').take();
 }
 
-// FNV-1a, 64 bits, as hex: names a metadata text so that engine.js can say which one it holds.
-std::string fingerprint(const std::string& text) {
-    std::uint64_t hash = 14695981039346656037ull;
-    for (char ch : text) hash = (hash ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
-    char hex[24];
-    std::snprintf(hex, sizeof hex, "%016llx-%zx", static_cast<unsigned long long>(hash), text.size());
-    return hex;
-}
-
-// True if `id` is one of the comma-separated ids in `known`.
-bool is_known(const std::string& known, const std::string& id) {
-    for (std::size_t at = known.find(id); at != std::string::npos; at = known.find(id, at + 1)) {
-        const std::size_t end = at + id.size();
-        if ((at == 0 || known[at - 1] == ',') && (end == known.size() || known[end] == ',')) return true;
+// True if `key` is one of the '|'-separated keys in `known`.
+bool is_known(const std::string& known, const std::string& key) {
+    for (std::size_t at = known.find(key); at != std::string::npos; at = known.find(key, at + 1)) {
+        const std::size_t end = at + key.size();
+        if ((at == 0 || known[at - 1] == '|') && (end == known.size() || known[end] == '|')) return true;
     }
     return false;
 }
 
-// A run as JSON: its metadata (null when it is one engine.js says it holds, `known`), and
-// per step the heap slice of its values and changesValues; output, seeded weights and warnings.
-// `explicit_weights`: the caller has the weights already, so they are not sent back.
-std::string trace_json(const mha::Trace& t, bool explicit_weights, const std::string& known) {
-    const std::string metadata = metadata_json(t);
-    const std::string id = fingerprint(metadata);
+// A run as JSON: its metadata key, its metadata (null when the run was not described, because
+// engine.js holds it), and per step the heap slice of its values ([first float, length], or the
+// index of an earlier step with the same values) and changesValues; output, seeded weights and
+// warnings. `explicit_weights`: the caller has the weights already, so they are not sent back.
+std::string trace_json(const mha::Trace& t, const std::string& key, bool described, bool explicit_weights) {
     JsonWriter j;
-    j.open('{').key("metadataId").string(id).key("metadata");
-    if (is_known(known, id)) j.null();
-    else j.json(metadata);
+    j.open('{').key("metadataId").string(key).key("metadata");
+    if (described) j.json(metadata_json(t));
+    else j.null();
     j.key("data").open('[');
-    for (const mha::Snapshot& s : t.steps) j.heap_slice(s.data);
+    for (const mha::Snapshot& s : t.steps) {
+        if (s.same_values_as.empty()) {
+            j.heap_slice(s.data);
+            continue;
+        }
+        std::size_t index = 0;
+        while (t.steps[index].id != s.same_values_as) ++index;  // recorded earlier, so it is there
+        j.number(static_cast<double>(index));
+    }
     j.close(']').key("changesValues").open('[');
     for (const mha::Snapshot& s : t.steps) j.boolean(s.changes_values);
     j.close(']');
@@ -235,17 +236,21 @@ val guarded(Fn&& fn) {
     }
 }
 
-// Runs the forward pass and keeps its trace for engine.js to copy out.
+// Runs the forward pass and keeps its trace for engine.js to copy out. A run whose metadata key
+// engine.js says it holds (`known_metadata`) is computed without describing its steps.
 val run_config(mha::Config&& config, const std::string& known_metadata) {
     const bool explicit_weights = config.weights.has_value();
+    const std::string key = mha::metadata_key(config);
+    config.describe = !is_known(known_metadata, key);
+    const bool described = config.describe;
     pending_trace.reset();  // a run engine.js did not release (it always does) goes now
     pending_trace = std::make_unique<mha::Trace>(mha::forward(std::move(config)));
-    return ok("trace", val(trace_json(*pending_trace, explicit_weights, known_metadata)));
+    return ok("trace", val(trace_json(*pending_trace, key, described, explicit_weights)));
 }
 
 // config_json: the config without its tensors; tensors: {x, kv, Wq, Wk, Wv, Wo, bq, bk, bv, bo}
-// as Float32Arrays, each optional, or null when there are none; known_metadata: the metadataIds
-// of the metadata engine.js holds, comma-separated ("" for none).
+// as Float32Arrays, each optional, or null when there are none; known_metadata: the keys of the
+// metadata engine.js holds, '|'-separated ("" for none).
 val run(const std::string& config_json, const val& tensors, const std::string& known_metadata) {
     return guarded([&] {
         mha::Config config = mha::config_from_json(config_json);

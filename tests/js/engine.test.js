@@ -69,14 +69,56 @@ describe('the step contract', () => {
     for (const step of run.steps) {
       assert.deepEqual(Object.keys(step).sort(), ['axes', 'bytes', 'changesValues', 'contiguous', 'data', 'flops', 'formula', 'id', 'numel', 'op', 'shape', 'shapeFormula', 'strides', 'title']);
       assert.ok(step.data instanceof Float32Array, step.id);
-      // Owned: the array is its buffer, not a window into the wasm heap.
-      assert.equal(step.data.buffer.byteLength, step.data.byteLength, step.id);
+      // Owned: a window on the run's own buffer, not on the wasm heap.
+      assert.equal(step.data.buffer, run.output.buffer, step.id);
       assert.equal(step.data.length, step.numel);
       assert.equal(step.shape.reduce((a, b) => a * b, 1), step.numel);
       assert.equal(step.axes.length, step.shape.length);
       assert.equal(step.strides.length, step.shape.length);
     }
     assert.equal(Object.getPrototypeOf(run.summary), Object.prototype);
+  });
+
+  test('the arrays of a run outlive the wasm memory growing, and later runs do not touch them', () => {
+    const run = engine.run({ B: 2, T: 3, C: 12, H: 3, seed: 5 });
+    const before = run.steps.map((step) => Array.from(step.data));
+    const memory = engine.memoryBytes;
+    engine.run({ B: 1, T: 256, C: 256, H: 4 });  // needs more memory than any run so far
+    assert.ok(engine.memoryBytes > memory, 'the heap grew, which detaches views of it');
+    engine.run({ B: 2, T: 3, C: 12, H: 3, seed: 6 });
+    run.steps.forEach((step, i) => assert.deepEqual(Array.from(step.data), before[i], step.id));
+  });
+
+  test('steps with the same numbers in the same order share one array; the rest do not overlap', () => {
+    const run = engine.run({ B: 2, T: 3, C: 12, H: 3 });
+    const same = [['q_split', 'q'], ['k_split', 'k'], ['v_split', 'v'], ['masked', 'scaled'], ['concat', 'context_t']];
+    for (const [id, of] of same) assert.equal(run.step(id).data, run.step(of).data, `${id} = ${of}`);
+    assert.equal(run.output, run.step('output').data);
+    const ranges = [...new Set(run.steps.map((step) => step.data))].map((data) => [data.byteOffset, data.byteOffset + data.byteLength]).sort((a, b) => a[0] - b[0]);
+    for (let i = 1; i < ranges.length; ++i) assert.ok(ranges[i][0] >= ranges[i - 1][1], 'no two arrays overlap');
+    // A mask that masks something gets its own values.
+    const causal = engine.run({ B: 2, T: 3, C: 12, H: 3, mask: 'causal' });
+    assert.notEqual(causal.step('masked').data, causal.step('scaled').data);
+  });
+
+  test('release() hands the arrays to the next run of the same size, and empties them here', () => {
+    const config = { B: 2, T: 3, C: 12, H: 3 };
+    const first = engine.run({ ...config, seed: 1 });
+    const buffer = first.output.buffer;
+    const expected = Array.from(engine.run({ ...config, seed: 2 }).output);
+    first.release();
+    assert.equal(buffer.byteLength, 0, 'the released buffer is detached');
+    assert.equal(first.output.length, 0);
+    assert.ok(first.steps.every((step) => step.data.length === 0));
+    assert.throws(() => first.step('q'), { name: 'MhaError', code: 'released', message: /released/ });
+    first.release();  // twice is harmless
+    const second = engine.run({ ...config, seed: 2 });
+    assert.deepEqual(Array.from(second.output), expected, 'the recycled memory holds the new values');
+    // Explicit weights stay the caller's: releasing never empties them.
+    const weights = second.weights;
+    const third = engine.run({ ...config, weights });
+    third.release();
+    assert.ok(weights.Wq.length === 12 * 12);
   });
 
   test('ids and shapes of the seed example, in walkthrough order', () => {

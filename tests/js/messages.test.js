@@ -75,8 +75,11 @@ test('fromTorch errors, unknown steps and warnings are translated too', () => {
   collect(() => engine.run(base).step('weights', { batch: 5, head: 0 }));
   collect(() => engine.matmul(new Float32Array(4), new Float32Array(4), { M: 0, K: 2, N: 2 }));
   collect(() => engine.matmul(new Float32Array(3), new Float32Array(4), { M: 2, K: 2, N: 2 }));
+  const released = engine.run(base);
+  released.release();
+  collect(() => released.step('q'));
   messages.push(...engine.run({ ...base, keyLengths: [4, 0] }).warnings);
-  assert.equal(messages.length, 13 + 4);
+  assert.equal(messages.length, 14 + 4);
   for (const message of messages) {
     const zh = localizeMessage(message, 'zh');
     assert.ok(zh !== message && hasChinese(zh), `untranslated: ${message}`);

@@ -75,7 +75,10 @@ export interface Step {
   shape: readonly number[];
   axes: readonly AxisName[];
   /**
-   * Values in row-major order of `shape`; masked scores are -Infinity. An owned copy.
+   * Values in row-major order of `shape`; masked scores are -Infinity. Owned by the run (never a
+   * view of the wasm heap): all arrays of a run are windows on one buffer of its own, and steps
+   * whose values are the same numbers in the same order (q_split and q, a mask that masks
+   * nothing and scaled, concat and context_t) share one array. Treat it as read-only.
    * null in `run.steps` of a lazy run: ask `run.step(id)` for them.
    */
   data: Float32Array | null;
@@ -85,7 +88,11 @@ export interface Step {
   strides: readonly number[];
   /** False for a view with permuted strides (a transpose). */
   contiguous: boolean;
-  /** True if the step holds a value its input does not (false for reshape, transpose, merge). */
+  /**
+   * True if the step changed a value of its input: for scale, mask and softmax, some element
+   * differs from the input's at the same index; for a projection or product, it holds a value
+   * the input does not; always false for reshape, transpose, repeat and merge.
+   */
   changesValues: boolean;
   numel: number;
   flops: number;
@@ -130,14 +137,23 @@ export class Run {
    * batch row's head, shape [1, 1, Tq, Tk], strides [0, 0, Tk, 1]. In a lazy run the engine
    * computes the values here (for a slice: the projections and that one head's attention).
    * @throws MhaError (code "unknown_step"; "bad_value" for a slice of another step or an index
-   *   out of range; "memory_cap" for a whole scores-sized step above memoryCap)
+   *   out of range; "memory_cap" for a whole scores-sized step above memoryCap; "released"
+   *   after release())
    */
   step(id: StepId | string, slice?: StepSlice): Step;
+  /**
+   * Hands this run's arrays back to the engine, which fills them with the next run of the same
+   * size instead of allocating fresh memory (the larger part of handing a B=1 T=512 C=768 H=12
+   * trace to JS). Afterwards every array of this run (step data, output, seeded weights) is empty
+   * (detached) and step() throws. Call it once nothing uses the run, e.g. when the next run
+   * replaces it. Calling it again does nothing.
+   */
+  release(): void;
 }
 
 export type ErrorCode =
   | 'bad_json' | 'unknown_key' | 'bad_type' | 'missing' | 'bad_size' | 'not_divisible' | 'heads_not_divisible'
-  | 'bad_key_lengths' | 'bad_tensor_length' | 'non_finite' | 'bad_value' | 'memory_cap' | 'unknown_step'
+  | 'bad_key_lengths' | 'bad_tensor_length' | 'non_finite' | 'bad_value' | 'memory_cap' | 'unknown_step' | 'released'
   | 'out_of_memory' | 'internal';
 
 export class MhaError extends Error {

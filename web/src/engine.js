@@ -106,15 +106,35 @@ const SCORES_SIZED = ['scores', 'scaled', 'masked', 'weights'];
 /** One forward pass: its steps in walkthrough order and what it computed. */
 export class Run {
   #fetch;
+  #recycle;
+  #released = false;
 
   // `fetch(step, slice)`: for a lazy run, computes a step's values (or one head's) on request.
-  constructor({ steps, summary, warnings, output, weights }, fetch = null) {
+  // `recycle(buffer)`: takes the buffer of a released run back to the engine.
+  constructor({ steps, summary, warnings, output, weights }, fetch = null, recycle = null) {
     this.steps = steps;
     this.summary = summary;
     this.warnings = warnings;
     this.output = output;
     this.weights = weights;
     this.#fetch = fetch;
+    this.#recycle = recycle;
+  }
+
+  /**
+   * Hands this run's arrays back to the engine, which fills them with the next run of the same
+   * size instead of allocating new ones (at B=1 T=512 C=768 H=12 the arrays are 55 MB, and
+   * fresh memory costs more to write than the copy itself). Afterwards every array of this run
+   * (steps' data, output, seeded weights) is empty (its buffer detached) and run.step() throws;
+   * call it when nothing holds on to them any more, e.g. when the next run replaces this one.
+   */
+  release() {
+    if (this.#released) return;
+    this.#released = true;
+    const buffer = this.output.buffer;
+    // Moves the memory to a new ArrayBuffer and leaves every view of the old one empty, so a
+    // forgotten reference reads nothing rather than another run's values.
+    if (this.#recycle && buffer.byteLength > 0) this.#recycle(structuredClone(buffer, { transfer: [buffer] }));
   }
 
   /**
@@ -124,6 +144,9 @@ export class Run {
    * the engine then computes them (one head of attention for a {batch, head} slice).
    */
   step(id, slice) {
+    if (this.#released) {
+      throw new MhaError({ code: 'released', field: 'run', message: 'This run was released (run.release()): its arrays now belong to the engine. Keep a run until you are done with it, or run the config again.' });
+    }
     const found = this.steps.find((step) => step.id === id);
     if (!found) {
       const known = this.steps.map((step) => step.id).join(', ');
@@ -175,44 +198,66 @@ class Engine {
     const { json, tensors } = splitConfig(config);
     const lazy = config.snapshots === 'lazy';
     const trace = this.#trace(json, tensors, (copy, parsed, metadata) => {
+      // Every array of the run is a window on one new buffer: one allocation per run, and a step
+      // whose values equal an earlier step's (a reshape, a mask that masks nothing) shares them.
+      const names = WEIGHT_KEYS.filter((name) => !tensors[name] && parsed.weights[name]);
+      const withOutput = lazy || parsed.data.length === 0;  // else the output step's data is the output
+      const arrays = copy([...(lazy ? [] : parsed.data), ...names.map((name) => parsed.weights[name]), ...(withOutput ? [parsed.output] : [])]);
       // One literal of one shape for every step (a spread of the cached metadata is slower).
       const steps = metadata.steps.map((m, i) => ({
         id: m.id, title: m.title, op: m.op, formula: m.formula, shapeFormula: m.shapeFormula, shape: m.shape,
-        axes: m.axes, data: lazy ? null : copy(parsed.data[i]), strides: m.strides, contiguous: m.contiguous,
+        axes: m.axes, data: lazy ? null : arrays[i], strides: m.strides, contiguous: m.contiguous,
         changesValues: parsed.changesValues[i], numel: m.numel, flops: m.flops, bytes: m.bytes,
       }));
       const weights = {};
+      const seeded = lazy ? 0 : parsed.data.length;
       for (const name of WEIGHT_KEYS) {
         // Explicit weights come back as the Float32Arrays the engine was given.
         if (tensors[name]) weights[name] = tensors[name];
-        else if (parsed.weights[name]) weights[name] = copy(parsed.weights[name]);
+        else if (parsed.weights[name]) weights[name] = arrays[seeded + names.indexOf(name)];
       }
-      return { summary: { ...metadata.summary }, steps, warnings: parsed.warnings, output: copy(parsed.output), weights };
+      const output = withOutput ? arrays[arrays.length - 1] : steps[steps.length - 1].data;
+      return { summary: { ...metadata.summary }, steps, warnings: parsed.warnings, output, weights };
     });
-    if (!lazy) return new Run(trace);
+    if (!lazy) return new Run(trace, null, this.#recycle);
     // A lazy run asks the engine again, with the same config and tensors, for one step.
     const fetch = (step, slice) => {
       const request = JSON.stringify({ id: step.id, batch: slice?.batch, head: slice?.head });
       const asked = `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}"request":${request}}`;
-      const data = this.#trace(asked, tensors, (copy, parsed) => copy(parsed.data[0]), false);
+      const data = this.#trace(asked, tensors, (copy, parsed) => copy([parsed.data[0]])[0], false);
       return slice ? sliceOf(step, data, slice) : { ...step, data };
     };
-    return new Run(trace, fetch);
+    return new Run(trace, fetch, this.#recycle);
   }
 
-  // The metadata (summary and steps without values) of the last few shapes of run, parsed, by
-  // id: for a run whose sizes and options match one of them the engine sends only its id, and the
-  // steps' arrays (frozen, since runs share them) are reused. Parsing it was most of the cost of
-  // a toy-size run. Several, because a page alternates (the runs with and without snapshots of
-  // a benchmark, the playground and its side tables for other head counts).
+  // The metadata (summary and steps without values) of the last few kinds of run, parsed, by the
+  // engine's metadata key (sizes and options, not seed or values): for a run whose key is one of
+  // these the engine only computes values, and the steps' arrays (frozen, since runs share them)
+  // are reused. Building and parsing it was most of the cost of a toy-size run. Several, because
+  // a page alternates (the runs with and without snapshots of a benchmark, the playground and its
+  // side tables for other head counts).
   #metadata = new Map();
 
+  // Buffers of released runs (run.release()), already paged in, for the next runs of their size.
+  #spare = [];
+  #recycle = (buffer) => {
+    this.#spare.push(buffer);
+    if (this.#spare.length > 2) this.#spare.shift();
+  };
+
+  // A buffer of exactly `bytes` bytes: a released one of that size, or a new one.
+  #buffer(bytes) {
+    const at = this.#spare.findIndex((buffer) => buffer.byteLength === bytes);
+    return at < 0 ? new ArrayBuffer(bytes) : this.#spare.splice(at, 1)[0];
+  }
+
   // Runs the engine on a config's JSON and tensors; `read(copy, trace, metadata)` takes what it
-  // needs from the parsed trace, whose tensors are [first float, length] in the wasm heap, with
-  // `copy` (one slice each) before the engine frees the run.
+  // needs from the parsed trace, whose tensors are [first float, length] in the wasm heap (or
+  // the index of an earlier tensor with the same values), with `copy(slices)` (into one owned
+  // buffer) before the engine frees the run.
   #trace(json, tensors, read, cacheMetadata = true) {
     const module = this.#module;
-    const known = cacheMetadata ? [...this.#metadata.keys()].join(',') : '';
+    const known = cacheMetadata ? [...this.#metadata.keys()].join('|') : '';
     const result = unwrap(module.run(json, Object.keys(tensors).length ? tensors : null, known));
     try {
       const heap = module.HEAPF32;
@@ -228,7 +273,25 @@ class Engine {
         this.#metadata.set(parsed.metadataId, metadata);
         if (this.#metadata.size > 8) this.#metadata.delete(this.#metadata.keys().next().value);
       }
-      return read(([start, length]) => heap.slice(start, start + length), parsed, metadata);
+      const copy = (slices) => {
+        let total = 0;
+        for (const slice of slices) if (typeof slice !== 'number') total += slice[1];
+        const floats = new Float32Array(this.#buffer(total * 4));
+        const arrays = [];
+        let offset = 0;
+        for (const slice of slices) {
+          if (typeof slice === 'number') {
+            arrays.push(arrays[slice]);
+            continue;
+          }
+          const [start, length] = slice;
+          floats.set(heap.subarray(start, start + length), offset);
+          arrays.push(floats.subarray(offset, offset + length));
+          offset += length;
+        }
+        return arrays;
+      };
+      return read(copy, parsed, metadata);
     } finally {
       module.releaseTrace();
     }

@@ -293,6 +293,7 @@ Object.assign(STRINGS.en, {
   'error.bad_value': 'Invalid value.',
   'error.memory_cap': 'This config is too large for the page.',
   'error.unknown_step': 'Unknown step.',
+  'error.released': 'This run was released.',
   'error.out_of_memory': 'Out of memory.',
   'error.internal': 'Internal error.',
 });
@@ -477,6 +478,7 @@ Object.assign(STRINGS.zh, {
   'error.bad_value': '无效的值。',
   'error.memory_cap': '这个配置对页面来说太大。',
   'error.unknown_step': '未知的步骤。',
+  'error.released': '这次运行已被释放。',
   'error.out_of_memory': '内存不足。',
   'error.internal': '内部错误。',
 });

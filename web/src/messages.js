@@ -89,6 +89,7 @@ const ZH = [
   [/^The engine ran out of memory for this config: lower B, T, Tk or H, or memoryCap\.$/, () => '引擎为这个配置耗尽了内存：请减小 B、T、Tk 或 H，或 memoryCap。'],
   [/^There is no step "(.*)" in this run \(it was computed without snapshots\)\.$/, (m) => `这次运行没有步骤 "${m[1]}"（它是在不记录快照的情况下计算的）。`],
   [/^There is no step "(.*)" in this run\. Its steps are: (.+)\.$/, (m) => `这次运行没有步骤 "${m[1]}"。它的步骤有：${m[2]}。`],
+  [/^This run was released \(run\.release\(\)\): its arrays now belong to the engine\. Keep a run until you are done with it, or run the config again\.$/, () => '这次运行已被释放（run.release()）：它的数组现在归引擎所有。请在用完之前保留这次运行，或重新运行该配置。'],
   [/^Internal engine error: (.+)$/s, (m) => `引擎内部错误：${m[1]}`],
   [/^Batch row (\d+), query (\d+): every key is masked, so its attention weights are all 0 \(PyTorch returns NaN for such a row\)\.$/, (m) => `批次第 ${m[1]} 行、查询 ${m[2]}：所有键都被掩码，因此它的注意力权重全为 0（PyTorch 对这样的行返回 NaN）。`],
 ];
