@@ -130,6 +130,7 @@ public:
           enabled_(config.snapshots || config.lazy || config.request),
           metadata_only_(config.lazy && !config.request),
           describe_(config.describe),
+          copy_same_values_(config.copy_same_values),
           only_(config.request ? config.request->id : std::string()) {}
 
     // `produced` is the tensor as the step left it: a container, or a view whose strides are
@@ -143,7 +144,7 @@ public:
         s.strides = strides_t(produced.strides().begin(), produced.strides().end());
         s.contiguous = is_contiguous(s.shape, s.strides);
         s.numel = produced.size();
-        if (!metadata_only_) {
+        if (!metadata_only_ && !shares_values(info)) {
             if (s.contiguous) {  // one copy, without resize()'s zero fill first
                 const float* first = produced.data() + produced.data_offset();
                 s.data.assign(first, first + s.numel);
@@ -170,7 +171,7 @@ public:
         }
         s.contiguous = true;
         s.numel = static_cast<std::size_t>(stride);
-        if (!metadata_only_) s.data = std::move(data);
+        if (!metadata_only_ && !shares_values(info)) s.data = std::move(data);
         finish(std::move(s), info, text);
     }
 
@@ -179,9 +180,17 @@ public:
     bool keeps_all_values() const { return enabled_ && !metadata_only_ && only_.empty(); }
     /// This step's values are kept.
     bool keeps_values(const char* id) const { return wants(id) && !metadata_only_; }
+    /// The trace will hold these values under `same_values_as`, and not a copy of them here.
+    bool shares_values(const StepInfo& info) const { return info.same_values_as && keeps_all_values() && !copy_same_values_; }
 
 private:
     bool wants(const char* id) const { return enabled_ && (only_.empty() || only_ == id); }
+
+    const Snapshot* find(const std::string& id) const {
+        for (const Snapshot& step : trace_.steps)
+            if (step.id == id) return &step;
+        return nullptr;
+    }
 
     void finish(Snapshot&& s, const StepInfo& info, TextFn text) {
         s.id = info.id;
@@ -197,11 +206,10 @@ private:
             s.shape_formula = t.operands.empty() ? shape_text(s.shape) : t.operands + " → " + shape_text(s.shape);
         }
         if (info.input_id && !moves_values_only(info.op)) {
-            const Snapshot* input = nullptr;
-            for (const Snapshot& step : trace_.steps)
-                if (step.id == info.input_id) input = &step;
-            if (!input || s.data.empty()) s.changes_values = info.changes_without_values;
-            else if (info.same_values_as) s.changes_values = false;
+            const Snapshot* input = find(info.input_id);
+            if (input && input->data.empty() && !input->same_values_as.empty()) input = find(input->same_values_as);
+            if (info.same_values_as) s.changes_values = false;  // the same values as its input, by construction
+            else if (!input || s.data.empty() || input->data.empty()) s.changes_values = info.changes_without_values;
             else if (elementwise(info.op)) s.changes_values = s.data != input->data;
             else s.changes_values = has_new_values(s.data, input->data);
         }
@@ -213,6 +221,7 @@ private:
     bool enabled_;
     bool metadata_only_;
     bool describe_;
+    bool copy_same_values_;
     std::string only_;  // the one step a lazy run asks for, or empty for all
 };
 
@@ -426,8 +435,9 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
     // computes that head alone and keeps a copy.
     const StepRequest* request = config.request ? &*config.request : nullptr;
     const bool head_slice = request && request->batch;
-    // Whether the mask hides any key at all; if not, the masked step holds the scaled values as
-    // they are, and is copied from them once instead of head by head.
+    // Whether the mask hides any key at all. If not, the masked step holds the scaled values as
+    // they are: copied once after the loop rather than head by head (or not at all when the
+    // trace shares them: Config::copy_same_values).
     bool masks_a_key = causal && Tk > 1;
     for (std::size_t b = 0; padding && b < B; ++b) masks_a_key |= static_cast<std::size_t>((*config.key_lengths)[b]) < Tk;
     const bool masked_from_scaled = !masks_a_key && rec.keeps_values("masked") && rec.keeps_values("scaled");
@@ -496,7 +506,7 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
         return StepText{"Attention scores Q·Kᵀ", "Q·Kᵀ", {"B", "H", "Tq", "Tk"},
                         shape_text({B, H, T, D}) + " @ " + shape_text({B, H, D, Tk})};
     });
-    if (masked_from_scaled) masked = scaled;  // before scaled moves into the trace
+    if (masked_from_scaled && config.copy_same_values) masked = scaled;  // before scaled moves into the trace
     rec.record_owned({"scaled", "scale", "scores", 1.0 * all_heads, D != 1}, std::move(scaled), scores_shape, [&] {
         return StepText{"Scale by 1/√D", "Q·Kᵀ / √D", {"B", "H", "Tq", "Tk"}, scores_text + " × 1/√" + std::to_string(D)};
     });

@@ -355,3 +355,24 @@ TEST_CASE("steps marked with the same values as an earlier step do hold exactly 
     lazy.lazy = true;
     for (const auto& s : mha::forward(lazy).steps) CHECK(s.same_values_as.empty());
 }
+
+TEST_CASE("without copies of repeated values the trace says the same, and leaves those steps empty") {
+    for (const bool causal : {false, true}) {
+        auto c = make(2, 3, 12, 3);
+        if (causal) c.mask = mha::MaskKind::causal;
+        const mha::Trace full = mha::forward(c);
+        c.copy_same_values = false;
+        const mha::Trace lean = mha::forward(c);
+        REQUIRE(lean.steps.size() == full.steps.size());
+        for (std::size_t i = 0; i < lean.steps.size(); ++i) {
+            const auto &l = lean.steps[i], &f = full.steps[i];
+            INFO(f.id);
+            CHECK(l.same_values_as == f.same_values_as);
+            CHECK(l.changes_values == f.changes_values);
+            CHECK(l.numel == f.numel);
+            if (f.same_values_as.empty()) CHECK(l.data == f.data);
+            else CHECK(l.data.empty());
+        }
+        CHECK(lean.output == full.output);
+    }
+}

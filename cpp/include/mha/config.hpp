@@ -65,6 +65,9 @@ struct Config {
     /// false: steps carry ids, values, shapes and changes_values but no title, formula, axes or
     /// shape formula (for a caller that holds those from an earlier run with the same metadata_key).
     bool describe = true;
+    /// false: a step whose values are, by construction, an earlier step's (Snapshot::same_values_as)
+    /// keeps no copy of them (data empty): for the bindings, which hand such values to JS once.
+    bool copy_same_values = true;
 };
 
 /// The sizes of a validated config, every default filled in.

@@ -32,7 +32,8 @@ struct Snapshot {
     std::uint64_t bytes = 0;        ///< bytes of the tensor this step produced (numel · 4)
     /// Id of an earlier step whose data holds, by construction, the same numbers in the same
     /// order (a reshape of a contiguous buffer, a mask that masks nothing), or empty. Set in full
-    /// traces only; the bindings hand such values to JS once.
+    /// traces only; the bindings hand such values to JS once (and, with
+    /// Config::copy_same_values = false, this step's data is left empty).
     std::string same_values_as;
 };
 
