@@ -1,7 +1,8 @@
 // Embind bindings: the only file that includes Emscripten headers. It converts types between
-// JS and the engine and holds no math. A run's result crosses as JSON plus heap addresses of its
-// tensors, which web/src/engine.js copies into owned Float32Arrays at once (never keeping a view
-// into the wasm heap, which memory growth would detach) before it releases the run.
+// JS and the engine and holds no math. A run's result crosses as a short text (its metadata key,
+// warnings, and its metadata as JSON when engine.js does not hold it yet) plus a table of the heap
+// addresses of its tensors, which web/src/engine.js copies into an owned buffer at once (never
+// keeping a view into the wasm heap, which memory growth would detach) before it releases the run.
 // Errors come back as values {ok: false, error: {code, field, message}}; web/src/engine.js turns
 // them into thrown Errors.
 #include <emscripten/bind.h>
@@ -66,9 +67,9 @@ val weights_to_js(const mha::Weights& w) {
 }
 
 // A finished run stays here, in the wasm heap, until engine.js has copied its tensors out and
-// calls releaseTrace(): the run's metadata crosses as one JSON text and every tensor as one
-// slice of the heap by address, instead of one Embind call per field and per Float32Array
-// (which cost more than the whole forward pass at the toy size).
+// calls releaseTrace(): the run crosses as one text and a table of heap addresses (below),
+// instead of one Embind call per field and per Float32Array (which cost more than the whole
+// forward pass at the toy size).
 std::unique_ptr<mha::Trace> pending_trace;
 
 // JSON written by hand: nlohmann::json's tree of std::map nodes was a third of a toy-size run.
@@ -129,13 +130,6 @@ public:
         for (const std::string& value : values) string(value);
         return close(']');
     }
-    // Where a tensor of the pending trace is: its first float's index in HEAPF32, and its length.
-    JsonWriter& heap_slice(const std::vector<float>& values) {
-        open('[');
-        number(static_cast<double>(reinterpret_cast<std::uintptr_t>(values.data()) / sizeof(float)));
-        number(static_cast<double>(values.size()));
-        return close(']');
-    }
     std::string take() { return std::move(out_); }
     JsonWriter() { out_.reserve(8192); }
 
@@ -185,40 +179,53 @@ bool is_known(const std::string& known, const std::string& key) {
     return false;
 }
 
-// A run as JSON: its metadata key, its metadata (null when the run was not described, because
-// engine.js holds it), and per step the heap slice of its values ([first float, length], or the
-// index of an earlier step with the same values) and changesValues; output, seeded weights and
-// warnings. `explicit_weights`: the caller has the weights already, so they are not sent back.
-std::string trace_json(const mha::Trace& t, const std::string& key, bool described, bool explicit_weights) {
-    JsonWriter j;
-    j.open('{').key("metadataId").string(key).key("metadata");
-    if (described) j.json(metadata_json(t));
-    else j.null();
-    j.key("data").open('[');
+// Where the values of the pending trace are, as 32-bit words engine.js reads out of HEAPU32 (a
+// JSON text of addresses cost more to write, decode and parse than the toy-size run itself):
+//   step count S; per step [first float in HEAPF32, length, flags] (flags: 1 changesValues;
+//   2 the same values as step number `first`, length 0); output [first, length]; then Wq, Wk,
+//   Wv, Wo, bq, bk, bv, bo as [first, length], length 0 for none (or explicit: the caller has them).
+std::vector<std::uint32_t> pending_layout;
+
+std::uint32_t heap_index(const std::vector<float>& values) {
+    return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(values.data()) / sizeof(float));
+}
+
+void lay_out(const mha::Trace& t, bool explicit_weights) {
+    std::vector<std::uint32_t>& words = pending_layout;
+    words.clear();
+    words.push_back(static_cast<std::uint32_t>(t.steps.size()));
     for (const mha::Snapshot& s : t.steps) {
+        const std::uint32_t changes = s.changes_values ? 1 : 0;
         if (s.same_values_as.empty()) {
-            j.heap_slice(s.data);
+            words.insert(words.end(), {heap_index(s.data), static_cast<std::uint32_t>(s.data.size()), changes});
             continue;
         }
-        std::size_t index = 0;
+        std::uint32_t index = 0;
         while (t.steps[index].id != s.same_values_as) ++index;  // recorded earlier, so it is there
-        j.number(static_cast<double>(index));
+        words.insert(words.end(), {index, 0, changes | 2});
     }
-    j.close(']').key("changesValues").open('[');
-    for (const mha::Snapshot& s : t.steps) j.boolean(s.changes_values);
-    j.close(']');
-    j.key("output").heap_slice(t.output);
-    j.key("weights").open('{');
-    if (!explicit_weights) {
-        const std::pair<const char*, const std::vector<float>*> entries[] = {
-            {"Wq", &t.weights.Wq}, {"Wk", &t.weights.Wk}, {"Wv", &t.weights.Wv}, {"Wo", &t.weights.Wo},
-            {"bq", &t.weights.bq}, {"bk", &t.weights.bk}, {"bv", &t.weights.bv}, {"bo", &t.weights.bo}};
-        for (const auto& [name, values] : entries)
-            if (!values->empty()) j.key(name).heap_slice(*values);
+    words.insert(words.end(), {heap_index(t.output), static_cast<std::uint32_t>(t.output.size())});
+    for (const std::vector<float>* values : {&t.weights.Wq, &t.weights.Wk, &t.weights.Wv, &t.weights.Wo, &t.weights.bq,
+                                              &t.weights.bk, &t.weights.bv, &t.weights.bo}) {
+        const bool sent = !explicit_weights && !values->empty();
+        words.insert(words.end(), {sent ? heap_index(*values) : 0, sent ? static_cast<std::uint32_t>(values->size()) : 0});
     }
-    j.close('}');
-    j.key("warnings").strings(t.warnings).close('}');
-    return j.take();
+}
+
+// A run for engine.js: "<layout's index in HEAPU32> <metadata key>\n<warnings as JSON>\n<metadata
+// as JSON, or nothing when the run was not described because engine.js holds it>".
+std::string trace_text(const mha::Trace& t, const std::string& key, bool described, bool explicit_weights) {
+    lay_out(t, explicit_weights);
+    JsonWriter warnings;
+    warnings.strings(t.warnings);
+    std::string text = std::to_string(reinterpret_cast<std::uintptr_t>(pending_layout.data()) / sizeof(std::uint32_t));
+    text += ' ';
+    text += key;
+    text += '\n';
+    text += warnings.take();
+    text += '\n';
+    if (described) text += metadata_json(t);
+    return text;
 }
 
 // Runs `fn`, turning every exception into an error value so that nothing aborts the module.
@@ -236,25 +243,32 @@ val guarded(Fn&& fn) {
     }
 }
 
+// The metadata keys engine.js last said it holds ('|'-separated). It sends them again only when
+// they change ("=" means: as before), since encoding them on every call cost more than a toy run's
+// softmax.
+std::string known_keys;
+
 // Runs the forward pass and keeps its trace for engine.js to copy out. A run whose metadata key
-// engine.js says it holds (`known_metadata`) is computed without describing its steps.
-val run_config(mha::Config&& config, const std::string& known_metadata) {
+// engine.js says it holds is computed without describing its steps.
+val run_config(mha::Config&& config) {
     const bool explicit_weights = config.weights.has_value();
     const std::string key = mha::metadata_key(config);
-    config.describe = !is_known(known_metadata, key);
+    config.describe = !is_known(known_keys, key);
+    config.copy_same_values = false;  // lay_out() sends such steps as a reference to the earlier one
     const bool described = config.describe;
     pending_trace.reset();  // a run engine.js did not release (it always does) goes now
     pending_trace = std::make_unique<mha::Trace>(mha::forward(std::move(config)));
-    return ok("trace", val(trace_json(*pending_trace, key, described, explicit_weights)));
+    return ok("trace", val(trace_text(*pending_trace, key, described, explicit_weights)));
 }
 
 // config_json: the config without its tensors; tensors: {x, kv, Wq, Wk, Wv, Wo, bq, bk, bv, bo}
 // as Float32Arrays, each optional, or null when there are none; known_metadata: the keys of the
-// metadata engine.js holds, '|'-separated ("" for none).
+// metadata engine.js holds, '|'-separated ("" for none), or "=" for the same as the last call.
 val run(const std::string& config_json, const val& tensors, const std::string& known_metadata) {
+    if (known_metadata != "=") known_keys = known_metadata;  // first: before anything can throw
     return guarded([&] {
         mha::Config config = mha::config_from_json(config_json);
-        if (tensors.isNull()) return run_config(std::move(config), known_metadata);  // nothing explicit: skip the lookups
+        if (tensors.isNull()) return run_config(std::move(config));  // nothing explicit: skip the lookups
         if (!tensors["x"].isUndefined()) config.x = floats_of(tensors["x"]);
         if (!tensors["kv"].isUndefined()) config.kv = floats_of(tensors["kv"]);
         const std::pair<const char*, std::vector<float> mha::Weights::*> weight_fields[] = {
@@ -265,7 +279,7 @@ val run(const std::string& config_json, const val& tensors, const std::string& k
             if (!config.weights) config.weights = mha::Weights{};
             (*config.weights).*field = floats_of(tensors[name]);
         }
-        return run_config(std::move(config), known_metadata);
+        return run_config(std::move(config));
     });
 }
 
@@ -293,7 +307,10 @@ val matmul(const val& a, const val& b, double M, double K, double N) {
 }
 
 // Frees the trace of the last run once engine.js has copied what it needs.
-void release_trace() { pending_trace.reset(); }
+void release_trace() {
+    pending_trace.reset();
+    pending_layout.clear();
+}
 
 }  // namespace
 

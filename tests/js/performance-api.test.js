@@ -109,6 +109,19 @@ describe('metadata sent once per shape of run', () => {
       }
   });
 
+  test('errors and lazy requests between runs leave the metadata the engine and JS hold in step', async () => {
+    const fresh = await createEngine();
+    const configs = Array.from({ length: 10 }, (_, i) => ({ B: 1, T: i + 2, C: 4, H: 2 }));
+    for (let round = 0; round < 3; ++round)
+      for (const [i, config] of configs.entries()) {
+        assert.throws(() => engine.run({ ...config, C: 5 }), { code: 'not_divisible' });
+        assert.throws(() => engine.run({ ...config, x: [Number.NaN] }), { field: 'x' });
+        if (i % 3 === 0) engine.run({ ...config, snapshots: 'lazy' }).step('weights', { batch: 0, head: 1 });
+        const got = engine.run(config), want = fresh.run(config);
+        assert.deepEqual(got.steps, want.steps, JSON.stringify(config));
+      }
+  });
+
   test('a new seed reuses the metadata and still brings new values; shared arrays are frozen', () => {
     const a = engine.run({ B: 1, T: 3, C: 4, H: 2, seed: 1 });
     const b = engine.run({ B: 1, T: 3, C: 4, H: 2, seed: 2 });

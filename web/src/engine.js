@@ -46,6 +46,11 @@ function jsonSafe(_key, value) {
 // JSON.stringify throws a RangeError for a value nested a few thousand levels deep and a TypeError
 // for one that contains itself: report that as a config error naming the key that holds it.
 function toJson(rest) {
+  // The common config (finite numbers, strings, booleans, arrays of finite numbers) needs no replacer.
+  const plain = (value) => (typeof value === 'number' ? Number.isFinite(value) : typeof value === 'string' || typeof value === 'boolean');
+  if (Object.values(rest).every((value) => plain(value) || (Array.isArray(value) && value.length < 4096 && value.every(plain)))) {
+    return JSON.stringify(rest);
+  }
   try {
     return JSON.stringify(rest, jsonSafe);
   } catch (error) {
@@ -197,34 +202,26 @@ class Engine {
   run(config) {
     const { json, tensors } = splitConfig(config);
     const lazy = config.snapshots === 'lazy';
-    const trace = this.#trace(json, tensors, (copy, parsed, metadata) => {
-      // Every array of the run is a window on one new buffer: one allocation per run, and a step
-      // whose values equal an earlier step's (a reshape, a mask that masks nothing) shares them.
-      const names = WEIGHT_KEYS.filter((name) => !tensors[name] && parsed.weights[name]);
-      const withOutput = lazy || parsed.data.length === 0;  // else the output step's data is the output
-      const arrays = copy([...(lazy ? [] : parsed.data), ...names.map((name) => parsed.weights[name]), ...(withOutput ? [parsed.output] : [])]);
-      // One literal of one shape for every step (a spread of the cached metadata is slower).
-      const steps = metadata.steps.map((m, i) => ({
-        id: m.id, title: m.title, op: m.op, formula: m.formula, shapeFormula: m.shapeFormula, shape: m.shape,
-        axes: m.axes, data: lazy ? null : arrays[i], strides: m.strides, contiguous: m.contiguous,
-        changesValues: parsed.changesValues[i], numel: m.numel, flops: m.flops, bytes: m.bytes,
-      }));
-      const weights = {};
-      const seeded = lazy ? 0 : parsed.data.length;
-      for (const name of WEIGHT_KEYS) {
-        // Explicit weights come back as the Float32Arrays the engine was given.
-        if (tensors[name]) weights[name] = tensors[name];
-        else if (parsed.weights[name]) weights[name] = arrays[seeded + names.indexOf(name)];
-      }
-      const output = withOutput ? arrays[arrays.length - 1] : steps[steps.length - 1].data;
-      return { summary: { ...metadata.summary }, steps, warnings: parsed.warnings, output, weights };
-    });
+    const { metadata, warnings, changes, steps: values, output, weights: seededWeights } = this.#trace(json, tensors, { stepValues: !lazy });
+    // One literal of one shape for every step (a spread of the cached metadata is slower).
+    const steps = metadata.steps.map((m, i) => ({
+      id: m.id, title: m.title, op: m.op, formula: m.formula, shapeFormula: m.shapeFormula, shape: m.shape,
+      axes: m.axes, data: lazy ? null : values[i], strides: m.strides, contiguous: m.contiguous,
+      changesValues: changes[i], numel: m.numel, flops: m.flops, bytes: m.bytes,
+    }));
+    const weights = {};
+    for (const name of WEIGHT_KEYS) {
+      // Explicit weights come back as the Float32Arrays the engine was given.
+      if (tensors[name]) weights[name] = tensors[name];
+      else if (seededWeights[name]) weights[name] = seededWeights[name];
+    }
+    const trace = { summary: { ...metadata.summary }, steps, warnings, output, weights };
     if (!lazy) return new Run(trace, null, this.#recycle);
     // A lazy run asks the engine again, with the same config and tensors, for one step.
     const fetch = (step, slice) => {
       const request = JSON.stringify({ id: step.id, batch: slice?.batch, head: slice?.head });
       const asked = `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}"request":${request}}`;
-      const data = this.#trace(asked, tensors, (copy, parsed) => copy([parsed.data[0]])[0], false);
+      const data = this.#trace(asked, tensors, { cacheMetadata: false, withOutput: false, withWeights: false }).steps[0];
       return slice ? sliceOf(step, data, slice) : { ...step, data };
     };
     return new Run(trace, fetch, this.#recycle);
@@ -237,10 +234,13 @@ class Engine {
   // a page alternates (the runs with and without snapshots of a benchmark, the playground and its
   // side tables for other head counts).
   #metadata = new Map();
+  #keysHeld = '';  // the keys of #metadata, sorted, '|'-separated
+  #keysSent = '';  // what the engine was last told they are
 
   // Buffers of released runs (run.release()), already paged in, for the next runs of their size.
   #spare = [];
   #recycle = (buffer) => {
+    if (buffer.byteLength < 65536) return;  // a small run copies its values in one slice instead
     this.#spare.push(buffer);
     if (this.#spare.length > 2) this.#spare.shift();
   };
@@ -251,50 +251,105 @@ class Engine {
     return at < 0 ? new ArrayBuffer(bytes) : this.#spare.splice(at, 1)[0];
   }
 
-  // Runs the engine on a config's JSON and tensors; `read(copy, trace, metadata)` takes what it
-  // needs from the parsed trace, whose tensors are [first float, length] in the wasm heap (or
-  // the index of an earlier tensor with the same values), with `copy(slices)` (into one owned
-  // buffer) before the engine frees the run.
-  #trace(json, tensors, read, cacheMetadata = true) {
+  // Runs the engine on a config's JSON and tensors and copies out what the caller wants into one
+  // owned buffer before the engine frees the run: every step's values (`stepValues`), the output
+  // and the seeded weights. Returns { metadata, warnings, changes, steps, output, weights }.
+  #trace(json, tensors, { cacheMetadata = true, stepValues = true, withOutput = true, withWeights = true } = {}) {
     const module = this.#module;
-    const known = cacheMetadata ? [...this.#metadata.keys()].join('|') : '';
+    // The keys of the metadata held here, or "=" when they are what the engine was told last.
+    let known = '=';
+    if (!cacheMetadata) known = this.#keysSent = '';
+    else if (this.#keysSent !== this.#keysHeld) known = this.#keysSent = this.#keysHeld;
     const result = unwrap(module.run(json, Object.keys(tensors).length ? tensors : null, known));
     try {
-      const heap = module.HEAPF32;
-      const parsed = JSON.parse(result.trace);
-      let metadata = parsed.metadata;
-      if (metadata === null) {
-        metadata = this.#metadata.get(parsed.metadataId);
-        this.#metadata.delete(parsed.metadataId);  // most recently used last
-        this.#metadata.set(parsed.metadataId, metadata);
-      } else if (cacheMetadata) {
-        Object.freeze(metadata.summary.keyLengths);
-        for (const step of metadata.steps) for (const key of ['shape', 'axes', 'strides']) Object.freeze(step[key]);
-        this.#metadata.set(parsed.metadataId, metadata);
-        if (this.#metadata.size > 8) this.#metadata.delete(this.#metadata.keys().next().value);
-      }
-      const copy = (slices) => {
-        let total = 0;
-        for (const slice of slices) if (typeof slice !== 'number') total += slice[1];
-        const floats = new Float32Array(this.#buffer(total * 4));
-        const arrays = [];
-        let offset = 0;
-        for (const slice of slices) {
-          if (typeof slice === 'number') {
-            arrays.push(arrays[slice]);
-            continue;
-          }
-          const [start, length] = slice;
-          floats.set(heap.subarray(start, start + length), offset);
-          arrays.push(floats.subarray(offset, offset + length));
-          offset += length;
+      // "<layout index> <key>\n<warnings JSON>\n<metadata JSON or nothing>": see bindings.cpp.
+      const text = result.trace;
+      const space = text.indexOf(' '), line = text.indexOf('\n'), line2 = text.indexOf('\n', line + 1);
+      const key = text.slice(space + 1, line);
+      const warnings = line2 === line + 3 ? [] : JSON.parse(text.slice(line + 1, line2));  // "[]" is the common case
+      let metadata;
+      if (line2 === text.length - 1) {
+        metadata = this.#metadata.get(key);
+        if (!metadata) throw new Error(`internal: the engine took metadata ${key} as known, and it is not`);
+        this.#metadata.delete(key);  // most recently used last
+        this.#metadata.set(key, metadata);
+      } else {
+        metadata = JSON.parse(text.slice(line2 + 1));
+        if (cacheMetadata) {
+          Object.freeze(metadata.summary.keyLengths);
+          for (const step of metadata.steps) for (const name of ['shape', 'axes', 'strides']) Object.freeze(step[name]);
+          this.#metadata.set(key, metadata);
+          if (this.#metadata.size > 8) this.#metadata.delete(this.#metadata.keys().next().value);
+          this.#keysHeld = [...this.#metadata.keys()].sort().join('|');
         }
-        return arrays;
-      };
-      return read(copy, parsed, metadata);
+      }
+
+      // The layout: per step [first, length, flags], the output, the eight weights (bindings.cpp).
+      const words = module.HEAPU32;
+      let at = Number(text.slice(0, space));
+      const stepCount = words[at++];
+      const changes = new Array(stepCount);
+      const starts = [], lengths = [], sameAs = [];  // what to copy, in order
+      for (let i = 0; i < stepCount; ++i, at += 3) {
+        changes[i] = (words[at + 2] & 1) === 1;
+        if (!stepValues) continue;
+        const shared = (words[at + 2] & 2) === 2;
+        starts.push(words[at]);
+        lengths.push(shared ? 0 : words[at + 1]);
+        sameAs.push(shared ? words[at] : -1);
+      }
+      const steps = starts.length;
+      const sendOutput = withOutput && (!stepValues || stepCount === 0);  // else it is the output step's data
+      if (sendOutput) starts.push(words[at]), lengths.push(words[at + 1]), sameAs.push(-1);
+      at += 2;
+      const names = [];
+      for (const name of WEIGHT_KEYS) {
+        if (withWeights && words[at + 1] > 0) names.push(name), starts.push(words[at]), lengths.push(words[at + 1]), sameAs.push(-1);
+        at += 2;
+      }
+
+      const arrays = this.#copyOut(module.HEAPF32, starts, lengths, sameAs);
+      const weights = {};
+      names.forEach((name, i) => (weights[name] = arrays[arrays.length - names.length + i]));
+      const output = sendOutput ? arrays[steps] : stepValues && stepCount ? arrays[steps - 1] : null;
+      return { metadata, warnings, changes, steps: arrays.slice(0, steps), output, weights };
     } finally {
       module.releaseTrace();
     }
+  }
+
+  // Copies heap ranges [starts[i], starts[i] + lengths[i]) into one new buffer and returns a
+  // Float32Array window per range; sameAs[i] ≥ 0 makes entry i the array of entry sameAs[i].
+  // A small run's tensors lie close together in the heap: one copy of the span that holds them
+  // all costs less than a copy each (the span is at most twice their size, and a few KiB).
+  #copyOut(heap, starts, lengths, sameAs) {
+    let total = 0, low = Infinity, high = 0;
+    for (let i = 0; i < starts.length; ++i) {
+      if (lengths[i] === 0) continue;
+      total += lengths[i];
+      low = Math.min(low, starts[i]);
+      high = Math.max(high, starts[i] + lengths[i]);
+    }
+    const arrays = new Array(starts.length);
+    if (total > 0 && total < 16384 && high - low <= 2 * total) {
+      const span = heap.slice(low, high);
+      for (let i = 0; i < starts.length; ++i) {
+        arrays[i] = sameAs[i] >= 0 ? arrays[sameAs[i]] : span.subarray(starts[i] - low, starts[i] - low + lengths[i]);
+      }
+      return arrays;
+    }
+    const floats = new Float32Array(this.#buffer(total * 4));
+    let offset = 0;
+    for (let i = 0; i < starts.length; ++i) {
+      if (sameAs[i] >= 0) {
+        arrays[i] = arrays[sameAs[i]];
+        continue;
+      }
+      floats.set(heap.subarray(starts[i], starts[i] + lengths[i]), offset);
+      arrays[i] = floats.subarray(offset, offset + lengths[i]);
+      offset += lengths[i];
+    }
+    return arrays;
   }
 
   /**
