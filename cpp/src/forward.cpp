@@ -139,7 +139,7 @@ public:
     void record(StepInfo info, const E& produced, TextFn text) {
         trace_.flops += info.flops;
         if (!wants(info.id)) return;
-        Snapshot s;
+        Snapshot& s = trace_.steps.emplace_back();  // in place: moving a snapshot moves ten members
         s.shape = shape_of(produced);
         s.strides = strides_t(produced.strides().begin(), produced.strides().end());
         s.contiguous = is_contiguous(s.shape, s.strides);
@@ -153,7 +153,7 @@ public:
                 copy_row_major(produced, s.data.data());
             }
         }
-        finish(std::move(s), info, text);
+        finish(s, info, text);
     }
 
     // A step whose values were computed straight into `data` (row-major, contiguous): the snapshot
@@ -161,7 +161,7 @@ public:
     void record_owned(StepInfo info, std::vector<float>&& data, const shape_t& shape, TextFn text) {
         trace_.flops += info.flops;
         if (!wants(info.id)) return;
-        Snapshot s;
+        Snapshot& s = trace_.steps.emplace_back();
         s.shape = shape;
         s.strides.assign(shape.size(), 0);
         std::ptrdiff_t stride = 1;
@@ -172,7 +172,7 @@ public:
         s.contiguous = true;
         s.numel = static_cast<std::size_t>(stride);
         if (!metadata_only_ && !shares_values(info)) s.data = std::move(data);
-        finish(std::move(s), info, text);
+        finish(s, info, text);
     }
 
     bool enabled() const { return enabled_; }
@@ -192,7 +192,8 @@ private:
         return nullptr;
     }
 
-    void finish(Snapshot&& s, const StepInfo& info, TextFn text) {
+    // Completes the snapshot just placed at the end of the trace.
+    void finish(Snapshot& s, const StepInfo& info, TextFn text) {
         s.id = info.id;
         s.op = info.op;
         s.bytes = s.numel * sizeof(float);
@@ -214,7 +215,6 @@ private:
             else s.changes_values = has_new_values(s.data, input->data);
         }
         trace_.snapshot_bytes += s.bytes;
-        trace_.steps.push_back(std::move(s));
     }
 
     Trace& trace_;
@@ -305,6 +305,7 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
     const std::string Hk = Hkv < H ? "Hkv" : "H", HkD = Hk + "·D";
 
     Trace trace;
+    trace.steps.reserve(21);  // the most a run records; growing moved every snapshot so far each time
     trace.dims = d;
     trace.bias = config.bias;
     trace.mask = config.mask;
