@@ -186,29 +186,48 @@ bool is_known(const std::string& known, const std::string& key) {
 //   Wv, Wo, bq, bk, bv, bo as [first, length], length 0 for none (or explicit: the caller has them).
 std::vector<std::uint32_t> pending_layout;
 
-std::uint32_t heap_index(const std::vector<float>& values) {
-    return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(values.data()) / sizeof(float));
+// A small run's tensors gathered into one block, so that engine.js copies them out with one
+// slice (they lie scattered in the heap among the run's temporaries; one copy each cost more
+// than the arithmetic of a toy-size run). Large runs are copied tensor by tensor.
+std::vector<float> pending_values;
+constexpr std::size_t gather_below = 65536;  // floats
+
+std::uint32_t heap_index(const float* values) {
+    return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(values) / sizeof(float));
 }
 
 void lay_out(const mha::Trace& t, bool explicit_weights) {
+    const std::vector<float>* weights[] = {&t.weights.Wq, &t.weights.Wk, &t.weights.Wv, &t.weights.Wo,
+                                           &t.weights.bq, &t.weights.bk, &t.weights.bv, &t.weights.bo};
+    std::size_t total = t.output.size();
+    for (const mha::Snapshot& s : t.steps) total += s.data.size();
+    for (const std::vector<float>* values : weights) total += explicit_weights ? 0 : values->size();
+    pending_values.clear();
+    if (total < gather_below) pending_values.reserve(total);
+    // Where engine.js finds `values`: in the gathered block for a small run, else where they are.
+    auto place = [&](const std::vector<float>& values) {
+        if (total >= gather_below) return heap_index(values.data());
+        const std::size_t at = pending_values.size();
+        pending_values.insert(pending_values.end(), values.begin(), values.end());
+        return heap_index(pending_values.data() + at);  // reserved: the block does not move
+    };
     std::vector<std::uint32_t>& words = pending_layout;
     words.clear();
     words.push_back(static_cast<std::uint32_t>(t.steps.size()));
     for (const mha::Snapshot& s : t.steps) {
         const std::uint32_t changes = s.changes_values ? 1 : 0;
         if (s.same_values_as.empty()) {
-            words.insert(words.end(), {heap_index(s.data), static_cast<std::uint32_t>(s.data.size()), changes});
+            words.insert(words.end(), {place(s.data), static_cast<std::uint32_t>(s.data.size()), changes});
             continue;
         }
         std::uint32_t index = 0;
         while (t.steps[index].id != s.same_values_as) ++index;  // recorded earlier, so it is there
         words.insert(words.end(), {index, 0, changes | 2});
     }
-    words.insert(words.end(), {heap_index(t.output), static_cast<std::uint32_t>(t.output.size())});
-    for (const std::vector<float>* values : {&t.weights.Wq, &t.weights.Wk, &t.weights.Wv, &t.weights.Wo, &t.weights.bq,
-                                              &t.weights.bk, &t.weights.bv, &t.weights.bo}) {
+    words.insert(words.end(), {place(t.output), static_cast<std::uint32_t>(t.output.size())});
+    for (const std::vector<float>* values : weights) {
         const bool sent = !explicit_weights && !values->empty();
-        words.insert(words.end(), {sent ? heap_index(*values) : 0, sent ? static_cast<std::uint32_t>(values->size()) : 0});
+        words.insert(words.end(), {sent ? place(*values) : 0, sent ? static_cast<std::uint32_t>(values->size()) : 0});
     }
 }
 
@@ -243,6 +262,28 @@ val guarded(Fn&& fn) {
     }
 }
 
+// The same for a function that returns text: an error comes back as "!" and {code, field,
+// message} as JSON. run() returns its trace this way: building a JS object for the result (one
+// Embind property write per field) cost a fifth of a toy-size run without snapshots.
+template <class Fn>
+std::string guarded_text(Fn&& fn) {
+    const auto error = [](const std::string& code, const std::string& field, const std::string& message) {
+        JsonWriter j;
+        j.open('{').key("code").string(code).key("field").string(field).key("message").string(message).close('}');
+        return "!" + j.take();
+    };
+    try {
+        return fn();
+    } catch (const mha::MhaError& e) {
+        return error(mha::code_name(e.code()), e.field(), e.what());
+    } catch (const std::bad_alloc&) {
+        return error("out_of_memory", "memoryCap",
+                     "The engine ran out of memory for this config: lower B, T, Tk or H, or memoryCap.");
+    } catch (const std::exception& e) {
+        return error("internal", "", std::string("Internal engine error: ") + e.what());
+    }
+}
+
 // The metadata keys engine.js last said it holds ('|'-separated). It sends them again only when
 // they change ("=" means: as before), since encoding them on every call cost more than a toy run's
 // softmax.
@@ -250,7 +291,7 @@ std::string known_keys;
 
 // Runs the forward pass and keeps its trace for engine.js to copy out. A run whose metadata key
 // engine.js says it holds is computed without describing its steps.
-val run_config(mha::Config&& config) {
+std::string run_config(mha::Config&& config) {
     const bool explicit_weights = config.weights.has_value();
     const std::string key = mha::metadata_key(config);
     config.describe = !is_known(known_keys, key);
@@ -258,15 +299,16 @@ val run_config(mha::Config&& config) {
     const bool described = config.describe;
     pending_trace.reset();  // a run engine.js did not release (it always does) goes now
     pending_trace = std::make_unique<mha::Trace>(mha::forward(std::move(config)));
-    return ok("trace", val(trace_text(*pending_trace, key, described, explicit_weights)));
+    return trace_text(*pending_trace, key, described, explicit_weights);
 }
 
 // config_json: the config without its tensors; tensors: {x, kv, Wq, Wk, Wv, Wo, bq, bk, bv, bo}
 // as Float32Arrays, each optional, or null when there are none; known_metadata: the keys of the
 // metadata engine.js holds, '|'-separated ("" for none), or "=" for the same as the last call.
-val run(const std::string& config_json, const val& tensors, const std::string& known_metadata) {
+// Returns the trace text (trace_text) or "!" and the error as JSON.
+std::string run(const std::string& config_json, const val& tensors, const std::string& known_metadata) {
     if (known_metadata != "=") known_keys = known_metadata;  // first: before anything can throw
-    return guarded([&] {
+    return guarded_text([&] {
         mha::Config config = mha::config_from_json(config_json);
         if (tensors.isNull()) return run_config(std::move(config));  // nothing explicit: skip the lookups
         if (!tensors["x"].isUndefined()) config.x = floats_of(tensors["x"]);
@@ -310,6 +352,7 @@ val matmul(const val& a, const val& b, double M, double K, double N) {
 void release_trace() {
     pending_trace.reset();
     pending_layout.clear();
+    pending_values.clear();
 }
 
 }  // namespace

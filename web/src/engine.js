@@ -240,7 +240,7 @@ class Engine {
   // Buffers of released runs (run.release()), already paged in, for the next runs of their size.
   #spare = [];
   #recycle = (buffer) => {
-    if (buffer.byteLength < 65536) return;  // a small run copies its values in one slice instead
+    if (buffer.byteLength < 4 * 65536) return;  // a small run copies its values in one slice instead
     this.#spare.push(buffer);
     if (this.#spare.length > 2) this.#spare.shift();
   };
@@ -260,10 +260,10 @@ class Engine {
     let known = '=';
     if (!cacheMetadata) known = this.#keysSent = '';
     else if (this.#keysSent !== this.#keysHeld) known = this.#keysSent = this.#keysHeld;
-    const result = unwrap(module.run(json, Object.keys(tensors).length ? tensors : null, known));
+    const text = module.run(json, Object.keys(tensors).length ? tensors : null, known);
+    if (text[0] === '!') throw new MhaError(JSON.parse(text.slice(1)));  // the engine refused the config
     try {
       // "<layout index> <key>\n<warnings JSON>\n<metadata JSON or nothing>": see bindings.cpp.
-      const text = result.trace;
       const space = text.indexOf(' '), line = text.indexOf('\n'), line2 = text.indexOf('\n', line + 1);
       const key = text.slice(space + 1, line);
       const warnings = line2 === line + 3 ? [] : JSON.parse(text.slice(line + 1, line2));  // "[]" is the common case
@@ -320,8 +320,8 @@ class Engine {
 
   // Copies heap ranges [starts[i], starts[i] + lengths[i]) into one new buffer and returns a
   // Float32Array window per range; sameAs[i] ≥ 0 makes entry i the array of entry sameAs[i].
-  // A small run's tensors lie close together in the heap: one copy of the span that holds them
-  // all costs less than a copy each (the span is at most twice their size, and a few KiB).
+  // A small run's tensors come gathered in one block (bindings.cpp): one copy of the span that
+  // holds them all costs less than a copy each.
   #copyOut(heap, starts, lengths, sameAs) {
     let total = 0, low = Infinity, high = 0;
     for (let i = 0; i < starts.length; ++i) {
@@ -331,7 +331,7 @@ class Engine {
       high = Math.max(high, starts[i] + lengths[i]);
     }
     const arrays = new Array(starts.length);
-    if (total > 0 && total < 16384 && high - low <= 2 * total) {
+    if (total > 0 && total < 65536 && high - low <= 2 * total) {
       const span = heap.slice(low, high);
       for (let i = 0; i < starts.length; ++i) {
         arrays[i] = sameAs[i] >= 0 ? arrays[sameAs[i]] : span.subarray(starts[i] - low, starts[i] - low + lengths[i]);
