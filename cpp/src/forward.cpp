@@ -27,7 +27,8 @@ shape_t shape_of(const E& e) {
 }
 
 // Row-major contiguity, ignoring axes of extent 1 (xtensor gives those stride 0).
-bool is_contiguous(const shape_t& shape, const strides_t& strides) {
+template <class Shape, class Strides>
+bool is_contiguous(const Shape& shape, const Strides& strides) {
     std::ptrdiff_t expected = 1;
     for (std::size_t i = shape.size(); i-- > 0;) {
         if (shape[i] == 1) continue;
@@ -140,10 +141,12 @@ public:
         trace_.flops += info.flops;
         if (!wants(info.id)) return;
         Snapshot& s = trace_.steps.emplace_back();  // in place: moving a snapshot moves ten members
-        s.shape = shape_of(produced);
-        s.strides = strides_t(produced.strides().begin(), produced.strides().end());
-        s.contiguous = is_contiguous(s.shape, s.strides);
+        s.contiguous = is_contiguous(produced.shape(), produced.strides());
         s.numel = produced.size();
+        if (describe_) {  // else the caller holds them (and two allocations a step add up at toy sizes)
+            s.shape = shape_of(produced);
+            s.strides.assign(produced.strides().begin(), produced.strides().end());
+        }
         if (!metadata_only_ && !shares_values(info)) {
             if (s.contiguous) {  // one copy, without resize()'s zero fill first
                 const float* first = produced.data() + produced.data_offset();
@@ -162,15 +165,19 @@ public:
         trace_.flops += info.flops;
         if (!wants(info.id)) return;
         Snapshot& s = trace_.steps.emplace_back();
-        s.shape = shape;
-        s.strides.assign(shape.size(), 0);
-        std::ptrdiff_t stride = 1;
-        for (std::size_t i = shape.size(); i-- > 0;) {
-            s.strides[i] = shape[i] == 1 ? 0 : stride;  // as xtensor reports an axis of length 1
-            stride *= static_cast<std::ptrdiff_t>(shape[i]);
+        std::size_t numel = 1;
+        for (const std::size_t extent : shape) numel *= extent;
+        if (describe_) {
+            s.shape = shape;
+            s.strides.assign(shape.size(), 0);
+            std::ptrdiff_t stride = 1;
+            for (std::size_t i = shape.size(); i-- > 0;) {
+                s.strides[i] = shape[i] == 1 ? 0 : stride;  // as xtensor reports an axis of length 1
+                stride *= static_cast<std::ptrdiff_t>(shape[i]);
+            }
         }
         s.contiguous = true;
-        s.numel = static_cast<std::size_t>(stride);
+        s.numel = numel;
         if (!metadata_only_ && !shares_values(info)) s.data = std::move(data);
         finish(s, info, text);
     }
@@ -186,7 +193,7 @@ public:
 private:
     bool wants(const char* id) const { return enabled_ && (only_.empty() || only_ == id); }
 
-    const Snapshot* find(const std::string& id) const {
+    const Snapshot* find(std::string_view id) const {
         for (const Snapshot& step : trace_.steps)
             if (step.id == id) return &step;
         return nullptr;
@@ -195,11 +202,11 @@ private:
     // Completes the snapshot just placed at the end of the trace.
     void finish(Snapshot& s, const StepInfo& info, TextFn text) {
         s.id = info.id;
-        s.op = info.op;
         s.bytes = s.numel * sizeof(float);
         s.flops = info.flops;
         if (info.same_values_as && keeps_all_values()) s.same_values_as = info.same_values_as;
         if (describe_) {
+            s.op = info.op;
             StepText t = text();
             s.title = t.title;
             s.formula = std::move(t.formula);

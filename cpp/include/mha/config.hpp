@@ -62,8 +62,9 @@ struct Config {
     /// so that any size whose working tensors fit runs; values are then asked for with `request`.
     bool lazy = false;
     std::optional<StepRequest> request;    ///< record only this step (a slice of it): what a lazy run asks
-    /// false: steps carry ids, values, shapes and changes_values but no title, formula, axes or
-    /// shape formula (for a caller that holds those from an earlier run with the same metadata_key).
+    /// false: steps carry ids, values, numel and changes_values only: no title, op, formula,
+    /// shape, axes, strides or shape formula (for a caller that holds those from an earlier run with the
+    /// same metadata_key).
     bool describe = true;
     /// false: a step whose values are, by construction, an earlier step's (Snapshot::same_values_as)
     /// keeps no copy of them (data empty): for the bindings, which hand such values to JS once.
