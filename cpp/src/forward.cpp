@@ -56,11 +56,14 @@ bool contains(const float* data, std::size_t n, float value) {
 // Exact, and cheap in the common cases: an elementwise step (scale, mask) that left every value
 // alone is one comparison, and a value that differs from the input at its own index is looked up
 // by a linear scan; only if the first few such values all occur in the input does it sort.
-bool has_new_values(const std::vector<float>& produced, const std::vector<float>& input) {
+// `input_in_unit_range`: every input value is in [0, 1] (attention weights: each is exp(s − max)
+// over a sum that includes it), so a value outside it is new without a scan of the input.
+bool has_new_values(const std::vector<float>& produced, const std::vector<float>& input, bool input_in_unit_range = false) {
     if (produced == input) return false;
     std::size_t probes = 0;
     for (std::size_t i = 0; i < produced.size(); ++i) {
         if (i < input.size() && produced[i] == input[i]) continue;
+        if (input_in_unit_range && !(produced[i] >= 0.0f && produced[i] <= 1.0f)) return true;
         if (!contains(input.data(), input.size(), produced[i])) return true;
         if (++probes == 8) break;
     }
@@ -219,7 +222,7 @@ private:
             if (info.same_values_as) s.changes_values = false;  // the same values as its input, by construction
             else if (!input || s.data.empty() || input->data.empty()) s.changes_values = info.changes_without_values;
             else if (elementwise(info.op)) s.changes_values = s.data != input->data;
-            else s.changes_values = has_new_values(s.data, input->data);
+            else s.changes_values = has_new_values(s.data, input->data, input->id == "weights");
         }
         trace_.snapshot_bytes += s.bytes;
     }
