@@ -311,15 +311,17 @@ std::string run(const std::string& config_json, const val& tensors, const std::s
     return guarded_text([&] {
         mha::Config config = mha::config_from_json(config_json);
         if (tensors.isNull()) return run_config(std::move(config));  // nothing explicit: skip the lookups
-        if (!tensors["x"].isUndefined()) config.x = floats_of(tensors["x"]);
-        if (!tensors["kv"].isUndefined()) config.kv = floats_of(tensors["kv"]);
+        // One property read per name (each is a call out to JS).
+        if (const val x = tensors["x"]; !x.isUndefined()) config.x = floats_of(x);
+        if (const val kv = tensors["kv"]; !kv.isUndefined()) config.kv = floats_of(kv);
         const std::pair<const char*, std::vector<float> mha::Weights::*> weight_fields[] = {
             {"Wq", &mha::Weights::Wq}, {"Wk", &mha::Weights::Wk}, {"Wv", &mha::Weights::Wv}, {"Wo", &mha::Weights::Wo},
             {"bq", &mha::Weights::bq}, {"bk", &mha::Weights::bk}, {"bv", &mha::Weights::bv}, {"bo", &mha::Weights::bo}};
         for (const auto& [name, field] : weight_fields) {
-            if (tensors[name].isUndefined()) continue;
+            const val tensor = tensors[name];
+            if (tensor.isUndefined()) continue;
             if (!config.weights) config.weights = mha::Weights{};
-            (*config.weights).*field = floats_of(tensors[name]);
+            (*config.weights).*field = floats_of(tensor);
         }
         return run_config(std::move(config));
     });

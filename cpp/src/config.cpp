@@ -71,11 +71,14 @@ float largest_magnitude(const std::vector<float>& values) {
 // much as a T=128 run's attention.
 using KnownPeaks = std::vector<std::pair<const std::vector<float>*, float>>;
 
+// `formula()` names the expected length ("C·H·D = 8·8"): built only for the message, since
+// building the strings of every explicit tensor cost more than a toy-size run's checks.
+template <class Formula>
 void check_tensor(const std::string& name, const std::vector<float>& values, std::size_t expected,
-                  const std::string& formula, KnownPeaks* peaks = nullptr) {
+                  Formula&& formula, KnownPeaks* peaks = nullptr) {
     if (values.size() != expected)
         throw MhaError(ErrorCode::bad_tensor_length, name,
-                       name + " has " + std::to_string(values.size()) + (values.size() == 1 ? " value" : " values") + " but needs " + formula +
+                       name + " has " + std::to_string(values.size()) + (values.size() == 1 ? " value" : " values") + " but needs " + formula() +
                            " = " + std::to_string(expected) + ".");
     // One four-lane pass first (this runs over every explicit weight on every run); only a
     // tensor that holds a bad value is searched for where.
@@ -93,18 +96,17 @@ void check_tensor(const std::string& name, const std::vector<float>& values, std
 }
 
 void check_weights(const Weights& w, const Dims& d, bool bias, KnownPeaks* peaks) {
-    const std::string C = std::to_string(d.C), HD = std::to_string(d.H * d.D),
-                      KD = std::to_string(d.Hkv * d.D);
-    struct Entry { const char* name; const std::vector<float>* values; std::size_t expected; std::string formula; bool is_bias; };
+    // A matrix's length is `rows`·`cols` ("C·H·D = 8·8"); a bias has its symbols only.
+    struct Entry { const char* name; const std::vector<float>* values; const char* symbols; std::size_t rows, cols; bool is_bias; };
     const Entry entries[] = {
-        {"Wq", &w.Wq, d.C * d.H * d.D, "C·H·D = " + C + "·" + HD, false},
-        {"Wk", &w.Wk, d.C * d.Hkv * d.D, "C·Hkv·D = " + C + "·" + KD, false},
-        {"Wv", &w.Wv, d.C * d.Hkv * d.D, "C·Hkv·D = " + C + "·" + KD, false},
-        {"Wo", &w.Wo, d.C * d.C, "C·C = " + C + "·" + C, false},
-        {"bq", &w.bq, d.H * d.D, "H·D", true},
-        {"bk", &w.bk, d.Hkv * d.D, "Hkv·D", true},
-        {"bv", &w.bv, d.Hkv * d.D, "Hkv·D", true},
-        {"bo", &w.bo, d.C, "C", true},
+        {"Wq", &w.Wq, "C·H·D", d.C, d.H * d.D, false},
+        {"Wk", &w.Wk, "C·Hkv·D", d.C, d.Hkv * d.D, false},
+        {"Wv", &w.Wv, "C·Hkv·D", d.C, d.Hkv * d.D, false},
+        {"Wo", &w.Wo, "C·C", d.C, d.C, false},
+        {"bq", &w.bq, "H·D", d.H * d.D, 1, true},
+        {"bk", &w.bk, "Hkv·D", d.Hkv * d.D, 1, true},
+        {"bv", &w.bv, "Hkv·D", d.Hkv * d.D, 1, true},
+        {"bo", &w.bo, "C", d.C, 1, true},
     };
     for (const auto& e : entries) {
         const std::string field = std::string("weights.") + e.name;
@@ -118,7 +120,10 @@ void check_weights(const Weights& w, const Dims& d, bool bias, KnownPeaks* peaks
             throw MhaError(ErrorCode::missing, field,
                            field + " is missing: explicit weights need Wq, Wk, Wv and Wo" +
                                (bias ? ", and bq, bk, bv and bo because bias is true." : "."));
-        check_tensor(field, *e.values, e.expected, e.formula, peaks);
+        check_tensor(field, *e.values, e.rows * e.cols, [&e] {
+            return e.is_bias ? std::string(e.symbols)
+                             : std::string(e.symbols) + " = " + std::to_string(e.rows) + "·" + std::to_string(e.cols);
+        }, peaks);
     }
 }
 
@@ -344,10 +349,11 @@ Dims validate(const Config& c) {
                            str(c.B) + "·" + str(c.H) + "·" + str(c.T) + "·" + std::to_string(d.Tk) +
                            " values each). Lower B, T, Tk or H, or raise memoryCap.");
 
-    const std::string BT = str(c.B) + "·" + str(c.T) + "·" + str(c.C);
     KnownPeaks peaks;
-    if (c.x) check_tensor("x", *c.x, d.B * d.T * d.C, "B·T·C = " + BT, &peaks);
-    if (c.kv) check_tensor("kv", *c.kv, d.B * d.Tk * d.C, "B·Tk·C = " + str(c.B) + "·" + std::to_string(d.Tk) + "·" + str(c.C), &peaks);
+    if (c.x) check_tensor("x", *c.x, d.B * d.T * d.C, [&] { return "B·T·C = " + str(c.B) + "·" + str(c.T) + "·" + str(c.C); }, &peaks);
+    if (c.kv)
+        check_tensor("kv", *c.kv, d.B * d.Tk * d.C,
+                     [&] { return "B·Tk·C = " + str(c.B) + "·" + std::to_string(d.Tk) + "·" + str(c.C); }, &peaks);
     if (c.weights) check_weights(*c.weights, d, c.bias, &peaks);
     check_magnitudes(c, d, peaks);
     return d;
