@@ -52,27 +52,32 @@ bool contains(const float* data, std::size_t n, float value) {
     return false;
 }
 
-// True if `produced` holds a value that `input` does not: a projection or softmax always does.
-// Exact, and cheap in the common cases: an elementwise step (scale, mask) that left every value
-// alone is one comparison, and a value that differs from the input at its own index is looked up
-// by a linear scan; only if the first few such values all occur in the input does it sort.
-// `input_in_unit_range`: every input value is in [0, 1] (attention weights: each is exp(s − max)
-// over a sum that includes it), so a value outside it is new without a scan of the input.
-bool has_new_values(const std::vector<float>& produced, const std::vector<float>& input, bool input_in_unit_range = false) {
-    if (produced == input) return false;
+// True if `produced` (n values) holds a value that `input` (m values) does not: a projection or
+// softmax always does. Exact, and cheap in the common cases: an elementwise step (scale, mask)
+// that left every value alone is one comparison, and a value that differs from the input at its
+// own index is looked up by a linear scan; only if the first few such values all occur in the
+// input does it sort. `input_in_unit_range`: every input value is in [0, 1] (attention weights:
+// each is exp(s − max) over a sum that includes it), so a value outside it is new without a scan.
+bool has_new_values(const float* produced, std::size_t n, const float* input, std::size_t m,
+                    bool input_in_unit_range = false) {
+    if (n == m && std::equal(produced, produced + n, input)) return false;
     std::size_t probes = 0;
-    for (std::size_t i = 0; i < produced.size(); ++i) {
-        if (i < input.size() && produced[i] == input[i]) continue;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i < m && produced[i] == input[i]) continue;
         if (input_in_unit_range && !(produced[i] >= 0.0f && produced[i] <= 1.0f)) return true;
-        if (!contains(input.data(), input.size(), produced[i])) return true;
+        if (!contains(input, m, produced[i])) return true;
         if (++probes == 8) break;
     }
     if (probes < 8) return false;  // every value was found
-    std::vector<float> known(input);
+    std::vector<float> known(input, input + m);
     std::sort(known.begin(), known.end());
-    return std::any_of(produced.begin(), produced.end(), [&](float value) {
+    return std::any_of(produced, produced + n, [&](float value) {
         return !std::binary_search(known.begin(), known.end(), value);
     });
+}
+
+bool has_new_values(const std::vector<float>& produced, const std::vector<float>& input, bool input_in_unit_range = false) {
+    return has_new_values(produced.data(), produced.size(), input.data(), input.size(), input_in_unit_range);
 }
 
 // A reshape, transpose, repeat or merge only moves its input's values: it never holds a new one.
@@ -121,6 +126,9 @@ struct StepInfo {
     // an earlier step's (a reshape of a contiguous buffer, a mask that masks nothing): the
     // bindings hand them to JS once.
     const char* same_values_as = nullptr;
+    // Set when the forward pass found changes_values itself (values streamed head by head): 0 or 1.
+    int known_changes = -1;
+    bool streamed = false;  // its values went to Config::head_values
 };
 
 // Records snapshots into a trace: all of them, none (snapshots off), only their metadata (a
@@ -208,6 +216,7 @@ private:
         s.bytes = s.numel * sizeof(float);
         s.flops = info.flops;
         if (info.same_values_as && keeps_all_values()) s.same_values_as = info.same_values_as;
+        s.streamed = info.streamed;
         if (describe_) {
             s.op = info.op;
             StepText t = text();
@@ -219,7 +228,8 @@ private:
         if (info.input_id && !moves_values_only(info.op)) {
             const Snapshot* input = find(info.input_id);
             if (input && input->data.empty() && !input->same_values_as.empty()) input = find(input->same_values_as);
-            if (info.same_values_as) s.changes_values = false;  // the same values as its input, by construction
+            if (info.known_changes >= 0) s.changes_values = info.known_changes == 1;
+            else if (info.same_values_as) s.changes_values = false;  // the same values as its input, by construction
             else if (!input || s.data.empty() || input->data.empty()) s.changes_values = info.changes_without_values;
             else if (elementwise(info.op)) s.changes_values = s.data != input->data;
             else s.changes_values = has_new_values(s.data, input->data, input->id == "weights");
@@ -452,9 +462,15 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
     bool masks_a_key = causal && Tk > 1;
     for (std::size_t b = 0; padding && b < B; ++b) masks_a_key |= static_cast<std::size_t>((*config.key_lengths)[b]) < Tk;
     const bool masked_from_scaled = !masks_a_key && rec.keeps_values("masked") && rec.keeps_values("scaled");
+    // Streaming (Config::head_values): each head's matrices go to the caller instead of into
+    // [B, H, Tq, Tk] buffers, and changes_values is found here, head by head.
+    const bool streaming = config.head_values && rec.keeps_all_values();
+    const bool stream_masked = streaming && !(masked_from_scaled && !config.copy_same_values);
+    bool scores_change = false, scaled_change = false, weights_change = false;
+    std::vector<float> row_in(streaming ? Tk : 0);  // a row of masked scores, to compare the softmax with
     std::vector<float> scores, scaled, masked, weights;
     for (auto [id, buffer] : {std::pair{"scores", &scores}, {"scaled", &scaled}, {"masked", &masked}, {"weights", &weights}})
-        if (!head_slice && rec.keeps_values(id) && !(buffer == &masked && masked_from_scaled)) buffer->reserve(all_heads);
+        if (!head_slice && !streaming && rec.keeps_values(id) && !(buffer == &masked && masked_from_scaled)) buffer->reserve(all_heads);
     std::vector<float> work(head_size);
     float* const w_head = work.data();
     std::vector<float> slice;  // the requested head's matrix
@@ -469,13 +485,24 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
             auto keep = [&](const char* id, std::vector<float>& buffer) {
                 if (buffer.capacity()) buffer.insert(buffer.end(), w_head, w_head + head_size);
                 if (requested && request->id == id) slice.assign(w_head, w_head + head_size);
+                if (streaming && (&buffer != &masked || stream_masked)) config.head_values(id, (b * H + h) * head_size, w_head, head_size);
             };
             // 7. Scores: every query against every key. // [Tq, Tk] of [B, H, Tq, Tk]
             gemm(T, D, Tk, {q_head(b, h), HD}, {k_head(b, h), 1, KD}, w_head, static_cast<std::ptrdiff_t>(Tk));
             keep("scores", scores);
+            // (q_heads holds q's values, in another order: membership is all that matters.)
+            if (streaming && !scores_change) scores_change = has_new_values(w_head, head_size, q.data(), q.size());
 
             // 8. Scale by 1/√D so that the scores' spread does not grow with D.
-            for (std::size_t i = 0; i < head_size; ++i) w_head[i] *= inv_sqrt_d;
+            if (streaming && !scaled_change) {
+                for (std::size_t i = 0; i < head_size; ++i) {
+                    const float scaled_value = w_head[i] * inv_sqrt_d;
+                    scaled_change |= scaled_value != w_head[i];
+                    w_head[i] = scaled_value;
+                }
+            } else {
+                for (std::size_t i = 0; i < head_size; ++i) w_head[i] *= inv_sqrt_d;
+            }
             keep("scaled", scaled);
 
             // 9. Mask: −∞ where a query may not look.
@@ -486,8 +513,13 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
             // 10. Softmax over Tk: each query's weights over the keys sum to 1. softmax_row
             // subtracts the row maximum, which keeps exp() finite; a row whose keys are all
             // masked (maximum −∞) gets zero weights instead of the NaN of 0/0.
-            for (std::size_t i = 0; i < T; ++i)
-                if (!softmax_row(w_head + i * Tk, w_head + i * Tk, Tk)) row_fully_masked[b * T + i] = true;
+            for (std::size_t i = 0; i < T; ++i) {
+                float* row = w_head + i * Tk;
+                const bool compare = streaming && !weights_change;
+                if (compare) std::copy_n(row, Tk, row_in.data());
+                if (!softmax_row(row, row, Tk)) row_fully_masked[b * T + i] = true;
+                if (compare) weights_change = !std::equal(row, row + Tk, row_in.data());
+            }
             keep("weights", weights);
 
             // 11. Context: each query's weighted sum of the values, written into head h's
@@ -513,16 +545,22 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
 
     const shape_t scores_shape{B, H, T, Tk};
     const std::string scores_text = shape_text({B, H, T, Tk});
-    rec.record_owned({"scores", "matmul", "q_heads", 2.0 * B * H * T * Tk * D}, std::move(scores), scores_shape, [&] {
+    // What the loop found out about streamed steps (-1: not streamed; finish() compares values).
+    const auto found = [&](bool changes) { return streaming ? int(changes) : -1; };
+    rec.record_owned({"scores", "matmul", "q_heads", 2.0 * B * H * T * Tk * D, true, nullptr, found(scores_change), streaming},
+                     std::move(scores), scores_shape, [&] {
         return StepText{"Attention scores Q·Kᵀ", "Q·Kᵀ", {"B", "H", "Tq", "Tk"},
                         shape_text({B, H, T, D}) + " @ " + shape_text({B, H, D, Tk})};
     });
     if (masked_from_scaled && config.copy_same_values) masked = scaled;  // before scaled moves into the trace
-    rec.record_owned({"scaled", "scale", "scores", 1.0 * all_heads, D != 1}, std::move(scaled), scores_shape, [&] {
+    rec.record_owned({"scaled", "scale", "scores", 1.0 * all_heads, D != 1, nullptr, found(scaled_change), streaming},
+                     std::move(scaled), scores_shape, [&] {
         return StepText{"Scale by 1/√D", "Q·Kᵀ / √D", {"B", "H", "Tq", "Tk"}, scores_text + " × 1/√" + std::to_string(D)};
     });
-    rec.record_owned({"masked", "mask", "scaled", 0.0, masks_a_key, masks_a_key ? nullptr : "scaled"}, std::move(masked),
-                     scores_shape, [&] {
+    // (A mask changes values exactly when it hides a key: the scaled scores are finite.)
+    rec.record_owned({"masked", "mask", "scaled", 0.0, masks_a_key, masks_a_key ? nullptr : "scaled",
+                      stream_masked ? int(masks_a_key) : -1, stream_masked},
+                     std::move(masked), scores_shape, [&] {
         // The mask's own shape, broadcast over the scores: causal [Tq, Tk], padding [B, 1, 1, Tk].
         const std::string mask_text =
             causal && padding ? " + causal and padding mask " + shape_text({B, 1, T, Tk})
@@ -531,7 +569,8 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
                               : " with no mask";
         return StepText{"Apply the mask", "S + M, M = −∞ where masked", {"B", "H", "Tq", "Tk"}, scores_text + mask_text};
     });
-    rec.record_owned({"weights", "softmax", "masked", 4.0 * all_heads}, std::move(weights), scores_shape, [&] {
+    rec.record_owned({"weights", "softmax", "masked", 4.0 * all_heads, true, nullptr, found(weights_change), streaming},
+                     std::move(weights), scores_shape, [&] {
         return StepText{"Softmax over keys", "A = softmax(S, over Tk)", {"B", "H", "Tq", "Tk"}, "softmax over Tk of " + scores_text};
     });
 

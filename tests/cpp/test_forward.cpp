@@ -379,3 +379,43 @@ TEST_CASE("without copies of repeated values the trace says the same, and leaves
         CHECK(lean.output == full.output);
     }
 }
+
+TEST_CASE("streamed scores-sized steps hand over the same values head by head and say the same") {
+    auto padded = make(2, 3, 12, 3);
+    padded.key_lengths = std::vector<std::int64_t>{3, 0};  // batch row 1 masks every key
+    auto gqa = make(2, 4, 12, 3);
+    gqa.Hkv = 1;
+    gqa.mask = mha::MaskKind::causal;
+    auto single = make(1, 3, 4, 4);  // D = 1: the scale changes nothing
+    for (mha::Config c : {make(2, 3, 12, 3), padded, gqa, single}) {
+        for (const bool copy_same : {true, false}) {
+            c.copy_same_values = copy_same;
+            c.head_values = nullptr;
+            const mha::Trace kept = mha::forward(c);
+            std::map<std::string, std::vector<float>> received;
+            c.head_values = [&](const char* id, std::size_t offset, const float* values, std::size_t count) {
+                std::vector<float>& step = received[id];
+                if (step.size() < offset + count) step.resize(offset + count, -7.0f);
+                std::copy_n(values, count, step.begin() + static_cast<std::ptrdiff_t>(offset));
+            };
+            const mha::Trace streamed = mha::forward(c);
+            REQUIRE(streamed.steps.size() == kept.steps.size());
+            for (std::size_t i = 0; i < kept.steps.size(); ++i) {
+                const auto &s = streamed.steps[i], &k = kept.steps[i];
+                INFO(k.id << (copy_same ? " (copies)" : " (shared)"));
+                CHECK(s.changes_values == k.changes_values);
+                CHECK(s.same_values_as == k.same_values_as);
+                if (!s.streamed) {
+                    CHECK(s.data == k.data);
+                    continue;
+                }
+                CHECK(mha::is_scores_sized(s.id));
+                CHECK(s.data.empty());
+                const std::vector<float>& expected = k.data.empty() ? kept.step(k.same_values_as).data : k.data;
+                CHECK(received.at(s.id) == expected);  // every head, each value where it belongs
+            }
+            CHECK(streamed.output == kept.output);
+            CHECK(streamed.warnings == kept.warnings);
+        }
+    }
+}

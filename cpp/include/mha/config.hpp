@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +70,13 @@ struct Config {
     /// false: a step whose values are, by construction, an earlier step's (Snapshot::same_values_as)
     /// keeps no copy of them (data empty): for the bindings, which hand such values to JS once.
     bool copy_same_values = true;
+    /// If set, receives the values of the scores-sized steps (scores, scaled, masked, weights) of a
+    /// full trace one head at a time, while they are in cache: (step id, index of the head's first
+    /// value in the step's row-major data, values, count). Those snapshots then keep no values
+    /// (data empty, Snapshot::streamed) and their changes_values are found head by head; context's
+    /// follows the lazy run's rule (true) when its values alone do not settle it. For the
+    /// bindings, which copy the values straight into JS memory instead of twice through the heap.
+    std::function<void(const char* id, std::size_t offset, const float* values, std::size_t count)> head_values;
 };
 
 /// The sizes of a validated config, every default filled in.

@@ -35,6 +35,8 @@ struct Snapshot {
     /// traces only; the bindings hand such values to JS once (and, with
     /// Config::copy_same_values = false, this step's data is left empty).
     std::string same_values_as;
+    /// The values went to Config::head_values, head by head, instead of into data.
+    bool streamed = false;
 };
 
 /// Everything one forward pass produced.
