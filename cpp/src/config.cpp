@@ -71,15 +71,9 @@ float largest_magnitude(const std::vector<float>& values) {
 // much as a T=128 run's attention.
 using KnownPeaks = std::vector<std::pair<const std::vector<float>*, float>>;
 
-// `formula()` names the expected length ("C·H·D = 8·8"): built only for the message, since
-// building the strings of every explicit tensor cost more than a toy-size run's checks.
-template <class Formula>
-void check_tensor(const std::string& name, const std::vector<float>& values, std::size_t expected,
-                  Formula&& formula, KnownPeaks* peaks = nullptr) {
-    if (values.size() != expected)
-        throw MhaError(ErrorCode::bad_tensor_length, name,
-                       name + " has " + std::to_string(values.size()) + (values.size() == 1 ? " value" : " values") + " but needs " + formula() +
-                           " = " + std::to_string(expected) + ".");
+// The values of an explicit tensor: finite (else the first bad one is named), and their largest
+// |value| noted for check_magnitudes.
+void check_values(const std::string& name, const std::vector<float>& values, KnownPeaks* peaks) {
     // One four-lane pass first (this runs over every explicit weight on every run); only a
     // tensor that holds a bad value is searched for where.
     const float largest = largest_magnitude(values);
@@ -93,6 +87,28 @@ void check_tensor(const std::string& name, const std::vector<float>& values, std
                            name + "[" + std::to_string(i) + "] is " +
                                (std::isnan(values[i]) ? "NaN" : values[i] > 0 ? "Infinity" : "-Infinity") +
                                ": explicit tensors must hold finite numbers.");
+}
+
+// How an explicit tensor's length is made up, for its message: symbols and, for a tensor that is
+// not a bias, the numbers ("C·H·D = 8·8"). Written out only when the length is wrong.
+struct LengthFormula {
+    const char* symbols;
+    std::size_t count = 0;  // of numbers
+    std::size_t numbers[3] = {};
+    std::string text() const {
+        std::string out = symbols;
+        for (std::size_t i = 0; i < count; ++i) out += (i ? "·" : " = ") + std::to_string(numbers[i]);
+        return out;
+    }
+};
+
+void check_tensor(const std::string& name, const std::vector<float>& values, std::size_t expected,
+                  const LengthFormula& formula, KnownPeaks* peaks = nullptr) {
+    if (values.size() != expected)
+        throw MhaError(ErrorCode::bad_tensor_length, name,
+                       name + " has " + std::to_string(values.size()) + (values.size() == 1 ? " value" : " values") + " but needs " +
+                           formula.text() + " = " + std::to_string(expected) + ".");
+    check_values(name, values, peaks);
 }
 
 void check_weights(const Weights& w, const Dims& d, bool bias, KnownPeaks* peaks) {
@@ -120,10 +136,8 @@ void check_weights(const Weights& w, const Dims& d, bool bias, KnownPeaks* peaks
             throw MhaError(ErrorCode::missing, field,
                            field + " is missing: explicit weights need Wq, Wk, Wv and Wo" +
                                (bias ? ", and bq, bk, bv and bo because bias is true." : "."));
-        check_tensor(field, *e.values, e.rows * e.cols, [&e] {
-            return e.is_bias ? std::string(e.symbols)
-                             : std::string(e.symbols) + " = " + std::to_string(e.rows) + "·" + std::to_string(e.cols);
-        }, peaks);
+        const LengthFormula formula{e.symbols, e.is_bias ? 0u : 2u, {e.rows, e.cols}};
+        check_tensor(field, *e.values, e.rows * e.cols, formula, peaks);
     }
 }
 
@@ -350,10 +364,8 @@ Dims validate(const Config& c) {
                            " values each). Lower B, T, Tk or H, or raise memoryCap.");
 
     KnownPeaks peaks;
-    if (c.x) check_tensor("x", *c.x, d.B * d.T * d.C, [&] { return "B·T·C = " + str(c.B) + "·" + str(c.T) + "·" + str(c.C); }, &peaks);
-    if (c.kv)
-        check_tensor("kv", *c.kv, d.B * d.Tk * d.C,
-                     [&] { return "B·Tk·C = " + str(c.B) + "·" + std::to_string(d.Tk) + "·" + str(c.C); }, &peaks);
+    if (c.x) check_tensor("x", *c.x, d.B * d.T * d.C, {"B·T·C", 3, {d.B, d.T, d.C}}, &peaks);
+    if (c.kv) check_tensor("kv", *c.kv, d.B * d.Tk * d.C, {"B·Tk·C", 3, {d.B, d.Tk, d.C}}, &peaks);
     if (c.weights) check_weights(*c.weights, d, c.bias, &peaks);
     check_magnitudes(c, d, peaks);
     return d;

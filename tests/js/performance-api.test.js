@@ -132,6 +132,34 @@ describe('metadata sent once per shape of run', () => {
   });
 });
 
+describe('big runs hand their scores-sized steps over head by head', () => {
+  test('every head of scores, scaled, masked and weights is where a lazy slice says, to the bit', () => {
+    // B·H·Tq·Tk = 2·8·64·80 = 81,920 values per step: above the 65,536 from which the engine streams.
+    const config = { B: 2, T: 64, Tk: 80, C: 32, H: 8, mask: 'causal', keyLengths: [80, 0], seed: 11 };
+    const eager = engine.run(config);
+    const lazy = engine.run({ ...config, snapshots: 'lazy' });
+    for (const id of ['scores', 'scaled', 'masked', 'weights']) {
+      const step = eager.step(id);
+      assert.equal(step.data.length, 2 * 8 * 64 * 80, id);
+      // Streamed: in a buffer of its own, filled head by head, not in the run's block of the rest.
+      assert.notEqual(step.data.buffer, eager.output.buffer, id);
+      assert.equal(step.data.byteLength, step.data.buffer.byteLength, id);
+      assert.equal(step.changesValues, true, id);
+      for (let b = 0; b < 2; ++b)
+        for (let h = 0; h < 8; ++h) {
+          const slice = lazy.step(id, { batch: b, head: h }).data;
+          const start = (b * 8 + h) * 64 * 80;
+          assert.ok(sameBits(step.data.subarray(start, start + slice.length), slice), `${id} batch ${b} head ${h}`);
+        }
+    }
+    assert.equal(eager.warnings.length, 64, 'batch row 1 masks every key of its 64 queries');
+    // Streamed arrays are the run's own too, and released with it.
+    const streamed = eager.step('weights').data;
+    eager.release();
+    assert.equal(streamed.length, 0);
+  });
+});
+
 describe('engine.matmul', () => {
   test('matches a plain triple loop, and names a wrong length', () => {
     const [M, K, N] = [5, 7, 9];

@@ -138,7 +138,7 @@ export class Run {
   #released = false;
 
   // `fetch(step, slice)`: for a lazy run, computes a step's values (or one head's) on request.
-  // `recycle(buffer)`: takes the buffer of a released run back to the engine.
+  // `recycle()`: hands the run's buffers back to the engine.
   constructor({ steps, summary, warnings, output, weights }, fetch = null, recycle = null) {
     this.steps = steps;
     this.summary = summary;
@@ -159,10 +159,7 @@ export class Run {
   release() {
     if (this.#released) return;
     this.#released = true;
-    const buffer = this.output.buffer;
-    // Moves the memory to a new ArrayBuffer and leaves every view of the old one empty, so a
-    // forgotten reference reads nothing rather than another run's values.
-    if (this.#recycle && buffer.byteLength > 0) this.#recycle(structuredClone(buffer, { transfer: [buffer] }));
+    this.#recycle?.();
   }
 
   /**
@@ -225,7 +222,7 @@ class Engine {
   run(config) {
     const { json, tensors } = splitConfig(config);
     const lazy = config.snapshots === 'lazy';
-    const { metadata, warnings, changes, steps: values, output, weights: seededWeights } = this.#trace(json, tensors, { stepValues: !lazy });
+    const { metadata, warnings, changes, steps: values, output, weights: seededWeights, buffers } = this.#trace(json, tensors, { stepValues: !lazy });
     // One literal of one shape for every step (a spread of the cached metadata is slower).
     const steps = metadata.steps.map((m, i) => ({
       id: m.id, title: m.title, op: m.op, formula: m.formula, shapeFormula: m.shapeFormula, shape: m.shape,
@@ -239,7 +236,8 @@ class Engine {
       else if (seededWeights[name]) weights[name] = seededWeights[name];
     }
     const trace = { summary: { ...metadata.summary }, steps, warnings, output, weights };
-    if (!lazy) return new Run(trace, null, this.#recycle);
+    const recycle = () => buffers.forEach(this.#recycle);
+    if (!lazy) return new Run(trace, null, recycle);
     // A lazy run asks the engine again, with the same config and tensors, for one step.
     const fetch = (step, slice) => {
       const request = JSON.stringify({ id: step.id, batch: slice?.batch, head: slice?.head });
@@ -247,7 +245,7 @@ class Engine {
       const data = this.#trace(asked, tensors, { cacheMetadata: false, withOutput: false, withWeights: false }).steps[0];
       return slice ? sliceOf(step, data, slice) : { ...step, data };
     };
-    return new Run(trace, fetch, this.#recycle);
+    return new Run(trace, fetch, recycle);
   }
 
   // The metadata (summary and steps without values) of the last few kinds of run, parsed, by the
@@ -262,10 +260,14 @@ class Engine {
 
   // Buffers of released runs (run.release()), already paged in, for the next runs of their size.
   #spare = [];
+  // Takes a released run's buffer: moved to a new ArrayBuffer, so that every view of the old one
+  // (the run's arrays) is empty rather than showing the next run's values.
   #recycle = (buffer) => {
-    if (buffer.byteLength < 4 * 65536) return;  // a small run copies its values in one slice instead
-    this.#spare.push(buffer);
-    if (this.#spare.length > 2) this.#spare.shift();
+    if (buffer.byteLength === 0) return;  // released already
+    const moved = structuredClone(buffer, { transfer: [buffer] });
+    if (moved.byteLength < 4 * 65536) return;  // a small run copies its values in one slice instead
+    this.#spare.push(moved);
+    if (this.#spare.length > 6) this.#spare.shift();  // a run has up to five: its arrays and four streamed steps
   };
 
   // A buffer of exactly `bytes` bytes: a released one of that size, or a new one.
@@ -283,9 +285,22 @@ class Engine {
     let known = '=';
     if (!cacheMetadata) known = this.#keysSent = '';
     else if (this.#keysSent !== this.#keysHeld) known = this.#keysSent = this.#keysHeld;
-    const text = module.run(json, Object.keys(tensors).length ? tensors : null, known);
+    // The scores-sized steps of a big run, which the engine hands over head by head while they are
+    // in cache (bindings.cpp, Config::head_values): each head's values go straight to their place.
+    const streams = [];
+    let streamError = null;
+    const stream = (number, offset, first, count, total) => {
+      try {
+        streams[number] ??= new Float32Array(this.#buffer(total * 4));
+        streams[number].set(module.HEAPF32.subarray(first, first + count), offset);
+      } catch (error) {
+        streamError ??= error;  // thrown into the engine, it would skip the engine's clean-up
+      }
+    };
+    const text = module.run(json, Object.keys(tensors).length ? tensors : null, known, stepValues ? stream : undefined);
     if (text[0] === '!') throw new MhaError(JSON.parse(text.slice(1)));  // the engine refused the config
     try {
+      if (streamError) throw streamError;
       // "<layout index> <key>\n<warnings JSON>\n<metadata JSON or nothing>": see bindings.cpp.
       const space = text.indexOf(' '), line = text.indexOf('\n'), line2 = text.indexOf('\n', line + 1);
       const key = text.slice(space + 1, line);
@@ -316,10 +331,10 @@ class Engine {
       for (let i = 0; i < stepCount; ++i, at += 3) {
         changes[i] = (words[at + 2] & 1) === 1;
         if (!stepValues) continue;
-        const shared = (words[at + 2] & 2) === 2;
+        const shared = (words[at + 2] & 2) === 2, streamed = (words[at + 2] & 4) === 4;
         starts.push(words[at]);
-        lengths.push(shared ? 0 : words[at + 1]);
-        sameAs.push(shared ? words[at] : -1);
+        lengths.push(shared || streamed ? 0 : words[at + 1]);
+        sameAs.push(shared ? words[at] : streamed ? -2 - words[at] : -1);
       }
       const steps = starts.length;
       const sendOutput = withOutput && (!stepValues || stepCount === 0);  // else it is the output step's data
@@ -331,21 +346,23 @@ class Engine {
         at += 2;
       }
 
-      const arrays = this.#copyOut(module.HEAPF32, starts, lengths, sameAs);
+      const arrays = this.#copyOut(module.HEAPF32, starts, lengths, sameAs, streams);
       const weights = {};
       names.forEach((name, i) => (weights[name] = arrays[arrays.length - names.length + i]));
       const output = sendOutput ? arrays[steps] : stepValues && stepCount ? arrays[steps - 1] : null;
-      return { metadata, warnings, changes, steps: arrays.slice(0, steps), output, weights };
+      const buffers = [...new Set(arrays.map((array) => array.buffer))];
+      return { metadata, warnings, changes, steps: arrays.slice(0, steps), output, weights, buffers };
     } finally {
       module.releaseTrace();
     }
   }
 
   // Copies heap ranges [starts[i], starts[i] + lengths[i]) into one new buffer and returns a
-  // Float32Array window per range; sameAs[i] ≥ 0 makes entry i the array of entry sameAs[i].
+  // Float32Array window per range; sameAs[i] ≥ 0 makes entry i the array of entry sameAs[i], and
+  // sameAs[i] = −2 − k the streamed array streams[k].
   // A small run's tensors come gathered in one block (bindings.cpp): one copy of the span that
   // holds them all costs less than a copy each.
-  #copyOut(heap, starts, lengths, sameAs) {
+  #copyOut(heap, starts, lengths, sameAs, streams) {
     let total = 0, low = Infinity, high = 0;
     for (let i = 0; i < starts.length; ++i) {
       if (lengths[i] === 0) continue;
@@ -357,15 +374,15 @@ class Engine {
     if (total > 0 && total < 65536 && high - low <= 2 * total) {
       const span = heap.slice(low, high);
       for (let i = 0; i < starts.length; ++i) {
-        arrays[i] = sameAs[i] >= 0 ? arrays[sameAs[i]] : span.subarray(starts[i] - low, starts[i] - low + lengths[i]);
+        arrays[i] = sameAs[i] >= 0 ? arrays[sameAs[i]] : sameAs[i] < -1 ? streams[-2 - sameAs[i]] : span.subarray(starts[i] - low, starts[i] - low + lengths[i]);
       }
       return arrays;
     }
     const floats = new Float32Array(this.#buffer(total * 4));
     let offset = 0;
     for (let i = 0; i < starts.length; ++i) {
-      if (sameAs[i] >= 0) {
-        arrays[i] = arrays[sameAs[i]];
+      if (sameAs[i] !== -1) {
+        arrays[i] = sameAs[i] >= 0 ? arrays[sameAs[i]] : streams[-2 - sameAs[i]];
         continue;
       }
       floats.set(heap.subarray(starts[i], starts[i] + lengths[i]), offset);
