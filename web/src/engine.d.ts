@@ -76,7 +76,8 @@ export interface Step {
   axes: readonly AxisName[];
   /**
    * Values in row-major order of `shape`; masked scores are -Infinity. Owned by the run (never a
-   * view of the wasm heap): all arrays of a run are windows on one buffer of its own, and steps
+   * view of the wasm heap): the arrays of a run are windows on one buffer of its own (a big run's
+   * scores-sized steps have one each, filled head by head during the run), and steps
    * whose values are the same numbers in the same order (q_split and q, a mask that masks
    * nothing and scaled, concat and context_t) share one array. Treat it as read-only.
    * null in `run.steps` of a lazy run: ask `run.step(id)` for them.
