@@ -31,10 +31,23 @@ val owned_floats(const std::vector<float>& values) {
     return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
 }
 
-// A Float32Array's values (engine.js passes only Float32Arrays), copied by one TypedArray.set.
-std::vector<float> floats_of(const val& typed_array) {
-    std::vector<float> values = mha::zeros(typed_array["length"].as<std::size_t>());
+// A Float32Array's values (engine.js passes only Float32Arrays), copied by one TypedArray.set
+// into `values` (resized, zero-filled, unless it has the length already).
+std::vector<float> floats_of(const val& typed_array, std::vector<float>&& values = {}) {
+    const auto length = typed_array["length"].as<std::size_t>();
+    if (values.size() != length) values = mha::zeros(length);
     val(emscripten::typed_memory_view(values.size(), values.data())).call<void>("set", typed_array);
+    return std::move(values);
+}
+
+// The explicit tensors of the last run (x, kv, Wq, Wk, Wv, Wo, bq, bk, bv, bo), kept for the next:
+// a run of the same sizes has them overwritten by JS instead of allocated and zero-filled again.
+std::vector<float> spare_inputs[10];
+
+// An explicit tensor for run(): copied in, then scanned for validate() while it is in cache.
+std::vector<float> input_of(std::size_t slot, const val& typed_array, mha::Config& config) {
+    std::vector<float> values = floats_of(typed_array, std::move(spare_inputs[slot]));
+    config.largest_known.emplace_back(values.data(), mha::largest_magnitude(values));
     return values;
 }
 
@@ -71,6 +84,7 @@ val weights_to_js(const mha::Weights& w) {
 // instead of one Embind call per field and per Float32Array (which cost more than the whole
 // forward pass at the toy size).
 std::unique_ptr<mha::Trace> pending_trace;
+bool pending_explicit_weights = false;  // its weights are the caller's, sent in by run()
 
 // JSON written by hand: nlohmann::json's tree of std::map nodes was a third of a toy-size run.
 class JsonWriter {
@@ -322,6 +336,10 @@ std::string run_config(mha::Config&& config, const val& stream) {
     const bool described = config.describe;
     pending_trace.reset();  // a run engine.js did not release (it always does) goes now
     pending_trace = std::make_unique<mha::Trace>(mha::forward(std::move(config)));
+    pending_explicit_weights = explicit_weights;
+    // forward() took the weights over into the trace (release_trace() keeps them); x and kv stay here.
+    if (config.x) spare_inputs[0] = std::move(*config.x);
+    if (config.kv) spare_inputs[1] = std::move(*config.kv);
     return trace_text(*pending_trace, key, described, explicit_weights);
 }
 
@@ -337,16 +355,17 @@ std::string run(const std::string& config_json, const val& tensors, const std::s
         mha::Config config = mha::config_from_json(config_json);
         if (tensors.isNull()) return run_config(std::move(config), stream);  // nothing explicit: skip the lookups
         // One property read per name (each is a call out to JS).
-        if (const val x = tensors["x"]; !x.isUndefined()) config.x = floats_of(x);
-        if (const val kv = tensors["kv"]; !kv.isUndefined()) config.kv = floats_of(kv);
+        if (const val x = tensors["x"]; !x.isUndefined()) config.x = input_of(0, x, config);
+        if (const val kv = tensors["kv"]; !kv.isUndefined()) config.kv = input_of(1, kv, config);
         const std::pair<const char*, std::vector<float> mha::Weights::*> weight_fields[] = {
             {"Wq", &mha::Weights::Wq}, {"Wk", &mha::Weights::Wk}, {"Wv", &mha::Weights::Wv}, {"Wo", &mha::Weights::Wo},
             {"bq", &mha::Weights::bq}, {"bk", &mha::Weights::bk}, {"bv", &mha::Weights::bv}, {"bo", &mha::Weights::bo}};
-        for (const auto& [name, field] : weight_fields) {
+        for (std::size_t i = 0; i < 8; ++i) {
+            const auto& [name, field] = weight_fields[i];
             const val tensor = tensors[name];
             if (tensor.isUndefined()) continue;
             if (!config.weights) config.weights = mha::Weights{};
-            (*config.weights).*field = floats_of(tensor);
+            (*config.weights).*field = input_of(2 + i, tensor, config);
         }
         return run_config(std::move(config), stream);
     });
@@ -377,6 +396,11 @@ val matmul(const val& a, const val& b, double M, double K, double N) {
 
 // Frees the trace of the last run once engine.js has copied what it needs.
 void release_trace() {
+    if (pending_trace && pending_explicit_weights) {
+        mha::Weights& w = pending_trace->weights;
+        std::vector<float>* kept[] = {&w.Wq, &w.Wk, &w.Wv, &w.Wo, &w.bq, &w.bk, &w.bv, &w.bo};
+        for (std::size_t i = 0; i < 8; ++i) spare_inputs[2 + i] = std::move(*kept[i]);
+    }
     pending_trace.reset();
     pending_layout.clear();
     pending_values.clear();

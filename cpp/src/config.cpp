@@ -36,36 +36,6 @@ std::string divisors_of(std::int64_t n) {
     return list;
 }
 
-// The largest |value|, or NaN if there is a NaN, four lanes at a time (GCC/Clang vector
-// extensions: SSE natively, SIMD128 in WebAssembly); compilers do not vectorise a float max
-// reduction on their own, since NaN makes it order-dependent.
-float largest_magnitude(const std::vector<float>& values) {
-    typedef float f32x4 __attribute__((vector_size(16)));
-    typedef std::int32_t i32x4 __attribute__((vector_size(16)));
-    // Two accumulators, so that consecutive vectors do not wait on each other.
-    f32x4 largest_a = {0.0f, 0.0f, 0.0f, 0.0f}, largest_b = largest_a;
-    i32x4 nan = {0, 0, 0, 0};
-    std::size_t i = 0;
-    for (; i + 8 <= values.size(); i += 8) {
-        f32x4 a, b;
-        std::memcpy(&a, values.data() + i, sizeof a);
-        std::memcpy(&b, values.data() + i + 4, sizeof b);
-        a = reinterpret_cast<f32x4>(reinterpret_cast<i32x4>(a) & 0x7fffffff);
-        b = reinterpret_cast<f32x4>(reinterpret_cast<i32x4>(b) & 0x7fffffff);
-        nan |= (a != a) | (b != b);
-        largest_a = a > largest_a ? a : largest_a;
-        largest_b = b > largest_b ? b : largest_b;
-    }
-    const f32x4 largest = largest_a > largest_b ? largest_a : largest_b;
-    float result = std::max(std::max(largest[0], largest[1]), std::max(largest[2], largest[3]));
-    bool any_nan = nan[0] || nan[1] || nan[2] || nan[3];
-    for (; i < values.size(); ++i) {
-        any_nan |= std::isnan(values[i]);
-        result = std::max(result, std::fabs(values[i]));
-    }
-    return any_nan ? std::numeric_limits<float>::quiet_NaN() : result;
-}
-
 // The largest |value| of each explicit tensor, found once by check_tensor and used again by
 // check_magnitudes: at C=768 the weights are 2.4 M values, and each pass over them costs about as
 // much as a T=128 run's attention.
@@ -73,10 +43,13 @@ using KnownPeaks = std::vector<std::pair<const std::vector<float>*, float>>;
 
 // The values of an explicit tensor: finite (else the first bad one is named), and their largest
 // |value| noted for check_magnitudes.
-void check_values(const std::string& name, const std::vector<float>& values, KnownPeaks* peaks) {
-    // One four-lane pass first (this runs over every explicit weight on every run); only a
-    // tensor that holds a bad value is searched for where.
-    const float largest = largest_magnitude(values);
+void check_values(const std::string& name, const std::vector<float>& values, KnownPeaks* peaks, const Config& c) {
+    // One four-lane pass first (this runs over every explicit weight on every run), unless the
+    // caller made it already; only a tensor that holds a bad value is searched for where.
+    float largest = -1.0f;
+    for (const auto& [data, known] : c.largest_known)
+        if (data == values.data()) largest = known;
+    if (largest < 0.0f) largest = largest_magnitude(values);
     if (largest <= std::numeric_limits<float>::max()) {
         if (peaks) peaks->emplace_back(&values, largest);
         return;
@@ -103,15 +76,15 @@ struct LengthFormula {
 };
 
 void check_tensor(const std::string& name, const std::vector<float>& values, std::size_t expected,
-                  const LengthFormula& formula, KnownPeaks* peaks = nullptr) {
+                  const LengthFormula& formula, KnownPeaks* peaks, const Config& c) {
     if (values.size() != expected)
         throw MhaError(ErrorCode::bad_tensor_length, name,
                        name + " has " + std::to_string(values.size()) + (values.size() == 1 ? " value" : " values") + " but needs " +
                            formula.text() + " = " + std::to_string(expected) + ".");
-    check_values(name, values, peaks);
+    check_values(name, values, peaks, c);
 }
 
-void check_weights(const Weights& w, const Dims& d, bool bias, KnownPeaks* peaks) {
+void check_weights(const Weights& w, const Dims& d, bool bias, KnownPeaks* peaks, const Config& c) {
     // A matrix's length is `rows`·`cols` ("C·H·D = 8·8"); a bias has its symbols only.
     struct Entry { const char* name; const std::vector<float>* values; const char* symbols; std::size_t rows, cols; bool is_bias; };
     const Entry entries[] = {
@@ -137,7 +110,7 @@ void check_weights(const Weights& w, const Dims& d, bool bias, KnownPeaks* peaks
                            field + " is missing: explicit weights need Wq, Wk, Wv and Wo" +
                                (bias ? ", and bq, bk, bv and bo because bias is true." : "."));
         const LengthFormula formula{e.symbols, e.is_bias ? 0u : 2u, {e.rows, e.cols}};
-        check_tensor(field, *e.values, e.rows * e.cols, formula, peaks);
+        check_tensor(field, *e.values, e.rows * e.cols, formula, peaks, c);
     }
 }
 
@@ -230,6 +203,36 @@ std::string format_bytes(double bytes) {
     else if (bytes >= 1024.0) std::snprintf(text, sizeof text, "%.1f KiB", bytes / 1024.0);
     else std::snprintf(text, sizeof text, "%.0f bytes", bytes);
     return text;
+}
+
+// The largest |value|, or NaN if there is a NaN, four lanes at a time (GCC/Clang vector
+// extensions: SSE natively, SIMD128 in WebAssembly); compilers do not vectorise a float max
+// reduction on their own, since NaN makes it order-dependent.
+float largest_magnitude(const std::vector<float>& values) {
+    typedef float f32x4 __attribute__((vector_size(16)));
+    typedef std::int32_t i32x4 __attribute__((vector_size(16)));
+    // Two accumulators, so that consecutive vectors do not wait on each other.
+    f32x4 largest_a = {0.0f, 0.0f, 0.0f, 0.0f}, largest_b = largest_a;
+    i32x4 nan = {0, 0, 0, 0};
+    std::size_t i = 0;
+    for (; i + 8 <= values.size(); i += 8) {
+        f32x4 a, b;
+        std::memcpy(&a, values.data() + i, sizeof a);
+        std::memcpy(&b, values.data() + i + 4, sizeof b);
+        a = reinterpret_cast<f32x4>(reinterpret_cast<i32x4>(a) & 0x7fffffff);
+        b = reinterpret_cast<f32x4>(reinterpret_cast<i32x4>(b) & 0x7fffffff);
+        nan |= (a != a) | (b != b);
+        largest_a = a > largest_a ? a : largest_a;
+        largest_b = b > largest_b ? b : largest_b;
+    }
+    const f32x4 largest = largest_a > largest_b ? largest_a : largest_b;
+    float result = std::max(std::max(largest[0], largest[1]), std::max(largest[2], largest[3]));
+    bool any_nan = nan[0] || nan[1] || nan[2] || nan[3];
+    for (; i < values.size(); ++i) {
+        any_nan |= std::isnan(values[i]);
+        result = std::max(result, std::fabs(values[i]));
+    }
+    return any_nan ? std::numeric_limits<float>::quiet_NaN() : result;
 }
 
 std::vector<float> zeros(std::size_t n) { return std::vector<float>(n); }
@@ -364,9 +367,9 @@ Dims validate(const Config& c) {
                            " values each). Lower B, T, Tk or H, or raise memoryCap.");
 
     KnownPeaks peaks;
-    if (c.x) check_tensor("x", *c.x, d.B * d.T * d.C, {"B·T·C", 3, {d.B, d.T, d.C}}, &peaks);
-    if (c.kv) check_tensor("kv", *c.kv, d.B * d.Tk * d.C, {"B·Tk·C", 3, {d.B, d.Tk, d.C}}, &peaks);
-    if (c.weights) check_weights(*c.weights, d, c.bias, &peaks);
+    if (c.x) check_tensor("x", *c.x, d.B * d.T * d.C, {"B·T·C", 3, {d.B, d.T, d.C}}, &peaks, c);
+    if (c.kv) check_tensor("kv", *c.kv, d.B * d.Tk * d.C, {"B·Tk·C", 3, {d.B, d.Tk, d.C}}, &peaks, c);
+    if (c.weights) check_weights(*c.weights, d, c.bias, &peaks, c);
     check_magnitudes(c, d, peaks);
     return d;
 }

@@ -147,3 +147,21 @@ TEST_CASE("forward refuses an invalid config before doing any work") {
     c.C = 10; c.H = 4;
     CHECK_THROWS_AS(mha::forward(c), mha::MhaError);
 }
+
+TEST_CASE("a largest |value| the caller found already stands in for validate's scan, and still catches NaN") {
+    mha::Config c;
+    c.B = 1; c.T = 2; c.C = 2; c.H = 1;
+    c.x = std::vector<float>{1.0f, -3.0f, 2.0f, 0.5f};
+    CHECK(mha::largest_magnitude(*c.x) == 3.0f);
+    c.largest_known.emplace_back(c.x->data(), mha::largest_magnitude(*c.x));
+    CHECK_NOTHROW(mha::validate(c));
+    (*c.x)[2] = std::numeric_limits<float>::quiet_NaN();
+    c.largest_known = {{c.x->data(), mha::largest_magnitude(*c.x)}};
+    CHECK(std::isnan(c.largest_known[0].second));
+    try {
+        mha::validate(c);
+        FAIL("a NaN in x was accepted");
+    } catch (const mha::MhaError& e) {
+        CHECK(std::string(e.what()) == "x[2] is NaN: explicit tensors must hold finite numbers.");
+    }
+}

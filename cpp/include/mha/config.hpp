@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mha {
@@ -31,6 +32,11 @@ struct Weights {
 ///        without bulk memory (the bindings) zero-fills through libc's memset loop, which was 7%
 ///        of a B=1 T=128 C=768 H=12 run with explicit weights.
 std::vector<float> zeros(std::size_t n);
+
+/// @brief The largest |value| of `values` (NaN if one is NaN, Infinity if one is infinite): what
+///        validate() finds for each explicit tensor, for a caller that scans a tensor while it is
+///        still in cache (Config::largest_known).
+float largest_magnitude(const std::vector<float>& values);
 
 constexpr std::uint64_t default_memory_cap = 256ull << 20;  // 256 MiB of snapshots
 
@@ -70,6 +76,10 @@ struct Config {
     /// false: a step whose values are, by construction, an earlier step's (Snapshot::same_values_as)
     /// keeps no copy of them (data empty): for the bindings, which hand such values to JS once.
     bool copy_same_values = true;
+    /// The largest_magnitude() of explicit tensors, by their data pointer, when the caller has
+    /// it already (the bindings scan each tensor right after copying it in, while it is in cache,
+    /// instead of validate() reading all of them from memory again). Tensors not listed are scanned.
+    std::vector<std::pair<const float*, float>> largest_known;
     /// If set, receives the values of the scores-sized steps (scores, scaled, masked, weights) of a
     /// full trace one head at a time, while they are in cache: (step id, index of the head's first
     /// value in the step's row-major data, values, count). Those snapshots then keep no values
