@@ -20,6 +20,8 @@ inline vec4 splat4(const float* p) { return wasm_v128_load32_splat(p); }
 inline vec4 zero4() { return wasm_f32x4_const_splat(0.0f); }
 inline vec4 add4(vec4 a, vec4 b) { return wasm_f32x4_add(a, b); }
 inline vec4 mul4(vec4 a, vec4 b) { return wasm_f32x4_mul(a, b); }
+template <int i0, int i1, int i2, int i3>
+inline vec4 shuffle4(vec4 a, vec4 b) { return wasm_i32x4_shuffle(a, b, i0, i1, i2, i3); }
 #else
 typedef float vec4 __attribute__((vector_size(16)));
 inline vec4 load4(const float* p) { vec4 v; std::memcpy(&v, p, sizeof v); return v; }
@@ -28,7 +30,19 @@ inline vec4 splat4(const float* p) { return vec4{*p, *p, *p, *p}; }
 inline vec4 zero4() { return vec4{0.0f, 0.0f, 0.0f, 0.0f}; }
 inline vec4 add4(vec4 a, vec4 b) { return a + b; }
 inline vec4 mul4(vec4 a, vec4 b) { return a * b; }
+template <int i0, int i1, int i2, int i3>
+inline vec4 shuffle4(vec4 a, vec4 b) { return __builtin_shufflevector(a, b, i0, i1, i2, i3); }
 #endif
+
+// Rows a, b, c, d become columns: a = (a0 b0 c0 d0), b = (a1 b1 c1 d1), ...
+inline void transpose4(vec4& a, vec4& b, vec4& c, vec4& d) {
+    const vec4 ab_low = shuffle4<0, 4, 1, 5>(a, b), ab_high = shuffle4<2, 6, 3, 7>(a, b);
+    const vec4 cd_low = shuffle4<0, 4, 1, 5>(c, d), cd_high = shuffle4<2, 6, 3, 7>(c, d);
+    a = shuffle4<0, 1, 4, 5>(ab_low, cd_low);
+    b = shuffle4<2, 3, 6, 7>(ab_low, cd_low);
+    c = shuffle4<0, 1, 4, 5>(ab_high, cd_high);
+    d = shuffle4<2, 3, 6, 7>(ab_high, cd_high);
+}
 
 // Register tile: MR rows × NR columns of c live in MR·NR/4 vector accumulators while the kernel
 // walks k. 4×8 is 8 accumulators + 2 b vectors + 1 broadcast a, well inside the 16 SIMD registers
@@ -47,7 +61,19 @@ constexpr std::size_t NC = 1024;
 void pack_a(std::size_t m, std::size_t kc, const float* a, std::ptrdiff_t rs, std::ptrdiff_t cs, float* packed) {
     for (std::size_t p = 0; p < m; p += MR) {
         const std::size_t rows = std::min(MR, m - p);
-        for (std::size_t k = 0; k < kc; ++k) {
+        std::size_t k = 0;
+        if (cs == 1 && rows == MR) {  // rows of a are contiguous: four k at a time, transposed in registers
+            const float* row = a + p * rs;
+            for (; k + 4 <= kc; k += 4) {
+                vec4 r0 = load4(row + k), r1 = load4(row + rs + k), r2 = load4(row + 2 * rs + k), r3 = load4(row + 3 * rs + k);
+                transpose4(r0, r1, r2, r3);
+                store4(packed + k * MR, r0);
+                store4(packed + (k + 1) * MR, r1);
+                store4(packed + (k + 2) * MR, r2);
+                store4(packed + (k + 3) * MR, r3);
+            }
+        }
+        for (; k < kc; ++k) {
             for (std::size_t r = 0; r < rows; ++r) packed[k * MR + r] = a[(p + r) * rs + k * cs];
             for (std::size_t r = rows; r < MR; ++r) packed[k * MR + r] = 0.0f;
         }
@@ -62,6 +88,22 @@ void pack_b(std::size_t kc, std::size_t n, const float* b, std::ptrdiff_t rs, st
         const std::size_t cols = std::min(NR, n - p);
         if (cs == 1 && cols == NR) {
             for (std::size_t k = 0; k < kc; ++k) std::memcpy(packed + k * NR, b + k * rs + p, NR * sizeof(float));
+        } else if (rs == 1 && cols == NR) {  // b read transposed (Kᵀ): each column contiguous in k
+            std::size_t k = 0;
+            const float* column = b + p * cs;
+            for (; k + 4 <= kc; k += 4) {
+                for (std::size_t half = 0; half < NR; half += 4) {
+                    const float* c0 = column + half * cs + k;
+                    vec4 v0 = load4(c0), v1 = load4(c0 + cs), v2 = load4(c0 + 2 * cs), v3 = load4(c0 + 3 * cs);
+                    transpose4(v0, v1, v2, v3);
+                    store4(packed + k * NR + half, v0);
+                    store4(packed + (k + 1) * NR + half, v1);
+                    store4(packed + (k + 2) * NR + half, v2);
+                    store4(packed + (k + 3) * NR + half, v3);
+                }
+            }
+            for (; k < kc; ++k)
+                for (std::size_t j = 0; j < NR; ++j) packed[k * NR + j] = b[k + (p + j) * cs];
         } else {
             for (std::size_t k = 0; k < kc; ++k) {
                 for (std::size_t j = 0; j < cols; ++j) packed[k * NR + j] = b[k * rs + (p + j) * cs];
