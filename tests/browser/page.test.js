@@ -3,7 +3,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
-import { ARTIFACTS, TIMEOUT, deep, launch, openPage } from './harness.js';
+import { ARTIFACTS, TIMEOUT, cellCentre, deep, heatmapCells, launch, openPage } from './harness.js';
+import { scaleFor } from '../../web/src/colors.js';
 import { shapeText } from '../../web/src/format.js';
 import { STRINGS } from '../../web/src/i18n.js';
 import { localizeMessage } from '../../web/src/messages.js';
@@ -74,41 +75,50 @@ test('heatmaps: B·H of them with tokens, rows of weights sum to 1, values and m
   const run = env.engine.run(config);
   const weights = run.step('weights');
   const masked = run.step('masked');
+  const HEATMAP = ['mha-playground', 'mha-heatmap'];
   const panels = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', 'figure.panel').map((figure) => ({
     b: Number(figure.dataset.b),
     h: Number(figure.dataset.h),
     rows: [...figure.querySelectorAll('text[text-anchor="end"]')].map((t) => t.textContent),
-    values: [...figure.querySelectorAll('rect[data-value]')].map((r) => ({ r: Number(r.dataset.r), c: Number(r.dataset.c), v: Number(r.dataset.value), masked: r.dataset.masked === '1', fill: r.getAttribute('fill') })),
   })));
   assert.equal(panels.length, config.B * config.H);
   const groups = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.group.shared').map((g) => g.querySelectorAll('figure.panel').length));
   assert.deepEqual(groups, [2, 2, 2, 2], 'GQA: two query heads per shared K/V head box');
   const T = 5;
+  const scale = scaleFor(weights);
   for (const panel of panels) {
     assert.deepEqual(panel.rows, ['我', '爱', '深度学习', '模型', '！']);
-    assert.equal(panel.values.length, T * T);
-    for (let r = 0; r < T; r++) {
-      const row = panel.values.filter((cell) => cell.r === r);
-      const sum = row.reduce((a, cell) => a + cell.v, 0);
-      assert.ok(Math.abs(sum - 1) < 1e-5, `b${panel.b} h${panel.h} row ${r} sums to ${sum}`);
-    }
-    for (const cell of panel.values) {
+    // Every cell is drawn in the colour of the engine's weight at that (query, key), and exactly
+    // the engine's masked cells are hatched.
+    const shown = await heatmapCells(page, HEATMAP, { b: panel.b, h: panel.h, rows: T, cols: T });
+    assert.equal(shown.cells.length, T * T);
+    for (const cell of shown.cells) {
       const i = ((panel.b * config.H + panel.h) * T + cell.r) * T + cell.c;
-      assert.equal(Math.fround(cell.v), weights.data[i]);
-      assert.equal(cell.masked, masked.data[i] === -Infinity, `mask at b${panel.b} h${panel.h} (${cell.r},${cell.c})`);
-      if (cell.masked) assert.match(cell.fill, /^url\(#hatch/, 'masked cells are hatched, not a colour');
+      const isMasked = masked.data[i] === -Infinity;
+      assert.equal(cell.hatched, isMasked, `mask at b${panel.b} h${panel.h} (${cell.r},${cell.c})`);
+      assert.equal(cell.color, isMasked ? '#e8e8e8' : scale.color(weights.data[i]), `colour at b${panel.b} h${panel.h} (${cell.r},${cell.c})`);
     }
+  }
+  // The table view holds the selected head's exact values: the engine's, and each row sums to 1.
+  await page.locator('mha-heatmap details.table-view summary').click();
+  await page.locator('mha-heatmap .table-view td').first().waitFor();
+  const table = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view tbody tr').map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value))));
+  assert.deepEqual(table.flat().map(Math.fround), Array.from(weights.data.subarray(0, T * T)), 'b0 h0, from the engine');
+  for (const [r, row] of table.entries()) {
+    const sum = row.reduce((a, v) => a + v, 0);
+    assert.ok(Math.abs(sum - 1) < 1e-5, `row ${r} sums to ${sum}`);
   }
   // Masked scores read −∞ in the table view.
   await page.locator('mha-heatmap select.step-select').selectOption('masked');
   await page.locator('mha-heatmap details.table-view summary').click();
+  await page.locator('mha-heatmap .table-view td').first().waitFor();
   const cells = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view td').map((td) => td.textContent));
   assert.equal(cells.filter((text) => text.startsWith('-∞')).length, Array.from(masked.data.subarray(0, T * T)).filter((v) => v === -Infinity).length);
   await page.locator('mha-heatmap select.step-select').selectOption('weights');
   await page.locator('mha-playground section.block:nth-of-type(4)').screenshot({ path: `${ARTIFACTS}heatmaps-gqa-en.png` });
   // Hover: the pointer over a cell reads its exact value.
-  const cell = page.locator('mha-heatmap figure.panel[data-b="0"][data-h="1"] rect[data-r="2"][data-c="1"]');
-  await cell.hover();
+  const centre = await cellCentre(page, HEATMAP, { b: 0, h: 1, r: 2, c: 1, cols: T });
+  await page.mouse.move(centre.x, centre.y);
   await page.locator('mha-heatmap .readout', { hasText: weights.data[((0 * config.H + 1) * T + 2) * T + 1].toFixed(4) }).waitFor();
   assert.match(await page.locator('mha-heatmap .readout').textContent(), /query “深度学习” → key “爱”/);
   // Keyboard: focus a heatmap, move with the arrows, read the exact value.
@@ -122,6 +132,61 @@ test('heatmaps: B·H of them with tokens, rows of weights sum to 1, values and m
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => new URLSearchParams(location.search).get('head') === '2');
   assert.equal(new URLSearchParams(new URL(page.url()).search).get('batch'), '1');
+  await noProblems(problems, page);
+  await context.close();
+});
+
+test('a T=128 heatmap: one canvas pixel per cell, exact values on hover and in the table, repainted in place for a new seed', opts, async () => {
+  const T = 128;
+  const tokens = Array.from({ length: T }, (_, i) => `w${i}`);
+  const config = { B: 1, T, C: 768, H: 12, mask: 'causal', seed: 5 };
+  const { page, context, problems } = await openPage(env.browser, env.url, { query: `?tokens=${tokens.join('+')}&b=1&c=768&h=12&mask=causal&seed=5&head=7` });
+  const HEATMAP = ['mha-playground', 'mha-heatmap'];
+  let run = env.engine.run(config);
+  await page.locator('mha-heatmap figure.panel[data-h="7"]').waitFor();
+  assert.equal(await page.locator('mha-heatmap figure.panel').count(), 1, 'over the cell budget only the selected head is drawn');
+  const check = async (weights, masked, label) => {
+    const shown = await heatmapCells(page, HEATMAP, { b: 0, h: 7, rows: T, cols: T });
+    assert.deepEqual(shown.canvas, [T, T], 'one pixel per cell, not one element per cell');
+    const scale = scaleFor(weights);
+    const offset = 7 * T * T;
+    for (const cell of shown.cells) {
+      const i = offset + cell.r * T + cell.c;
+      const isMasked = masked.data[i] === -Infinity;
+      if (cell.hatched !== isMasked) assert.fail(`${label}: mask at (${cell.r},${cell.c})`);
+      const expected = isMasked ? '#e8e8e8' : scale.color(weights.data[i]);
+      if (cell.color !== expected) assert.fail(`${label}: colour at (${cell.r},${cell.c}) is ${cell.color}, expected ${expected}`);
+    }
+  };
+  await check(run.step('weights'), run.step('masked'), 'seed 5');
+  // Hover reads the exact value of the cell under the pointer, however small it is drawn.
+  for (const [r, c] of [[100, 37], [127, 127], [5, 0]]) {
+    const centre = await cellCentre(page, HEATMAP, { b: 0, h: 7, r, c, cols: T });
+    await page.mouse.move(centre.x, centre.y);
+    const value = run.step('weights').data[(7 * T + r) * T + c].toFixed(4);
+    await page.locator('mha-heatmap .readout', { hasText: `query “w${r}” → key “w${c}”` }).waitFor();
+    assert.match(await page.locator('mha-heatmap .readout').textContent(), new RegExp(`${value}$`), `(${r}, ${c})`);
+  }
+  // The table's 16 384 cells are made when it is opened, with the engine's values.
+  assert.equal(await page.locator('mha-heatmap .table-view td').count(), 0, 'not built while closed');
+  await page.locator('mha-heatmap details.table-view summary').click();
+  await page.locator('mha-heatmap .table-view td').first().waitFor();
+  const table = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view td').map((td) => Number(td.dataset.value)));
+  assert.deepEqual(table.map(Math.fround), Array.from(run.step('weights').data.subarray(7 * T * T, 8 * T * T)));
+
+  // A new seed: the same elements, new numbers (in the pixels, the open table and the readout).
+  await deep(page, ($) => { $('mha-playground', 'mha-heatmap', 'figure.panel').dataset.probe = 'kept'; });
+  await page.locator('mha-playground input[name="seed"]').fill('6');
+  run = env.engine.run({ ...config, seed: 6 });
+  const first = run.step('weights').data[7 * T * T + T].toFixed(4); // row 1, column 0
+  await page.waitForFunction((text) => {
+    const root = document.querySelector('mha-playground').shadowRoot.querySelector('mha-heatmap').shadowRoot;
+    return root.querySelectorAll('.table-view tbody tr')[1]?.querySelector('td')?.textContent === text;
+  }, first);
+  assert.equal(await page.locator('mha-heatmap figure.panel[data-probe="kept"]').count(), 1, 'the panel was repainted, not rebuilt');
+  await check(run.step('weights'), run.step('masked'), 'seed 6');
+  const table6 = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view td').map((td) => Number(td.dataset.value)));
+  assert.deepEqual(table6.map(Math.fround), Array.from(run.step('weights').data.subarray(7 * T * T, 8 * T * T)));
   await noProblems(problems, page);
   await context.close();
 });
@@ -246,8 +311,13 @@ test('the URL holds the whole view and a link reopens it', opts, async () => {
   assert.equal(await page.locator('mha-heatmap figure.panel[aria-current="true"]').getAttribute('data-h'), '3');
   const run = env.engine.run({ B: 1, T: 3, Tk: 5, C: 12, H: 4, Hkv: 1, mask: 'causal', bias: false, seed: 9 });
   assert.equal((await shownStep(page)).shape, shapeText(run.step('k_t').shape));
-  const values = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', 'figure.panel[data-h="3"] rect[data-value]').map((r) => Number(r.dataset.value)));
-  assert.deepEqual(values.map(Math.fround), Array.from(run.step('scaled').data.subarray(3 * 15, 4 * 15)));
+  await page.locator('mha-heatmap details.table-view summary').click();
+  await page.locator('mha-heatmap .table-view td').first().waitFor();
+  const values = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view td').map((td) => Number(td.dataset.value)));
+  assert.deepEqual(values.map(Math.fround), Array.from(run.step('scaled').data.subarray(3 * 15, 4 * 15)), 'the selected head 3, in the table view');
+  const scaled = scaleFor(run.step('scaled'));
+  const shown = await heatmapCells(page, ['mha-playground', 'mha-heatmap'], { b: 0, h: 3, rows: 3, cols: 5 });
+  assert.deepEqual(shown.cells.map((cell) => cell.color), Array.from(run.step('scaled').data.subarray(3 * 15, 4 * 15), (v) => scaled.color(v)), 'and drawn in its colours');
   assert.deepEqual(decodeState(new URL(page.url()).search), decodeState(query), 'the page writes back what it read');
   // A change goes into the URL, and that URL opens the same view.
   await page.locator('mha-playground input[name="seed"]').fill('10');
