@@ -191,6 +191,40 @@ test('a T=128 heatmap: one canvas pixel per cell, exact values on hover and in t
   await context.close();
 });
 
+test('a new seed changes the numbers in place: same elements, the new run\'s values, the reader\'s answers and open tables kept', opts, async () => {
+  const { page, context, problems } = await openPage(env.browser, env.url, { query: '?step=scores' });
+  // Paths through the shadow roots to elements that a new seed must not replace.
+  const kept = [['mha-walkthrough', '.steps ol'], ['mha-walkthrough', 'figure.picture svg'], ['[data-mistake="softmaxOverQueries"] [data-side="right"] table'],
+    ['[data-card="params"]'], ['mha-shapes', 'ol'], ['li[data-question="D"] input']];
+  const mark = (value) => deep(page, ($, $$, { kept, value }) => kept.map((path) => {
+    const node = $('mha-playground', ...path);
+    if (value) node.mhaProbe = value; // a property: patching rewrites attributes, not properties
+    return node.mhaProbe ?? null;
+  }), { kept, value });
+  await mark('kept');
+  await page.locator('mha-walkthrough details.layout summary').click();
+  await page.locator('mha-playground li[data-question="D"] input').fill('4');
+  await page.locator('mha-playground input[name="seed"]').fill('7');
+  const run = env.engine.run({ ...CLASSIC, seed: 7 });
+  const rightValues = () => deep(page, ($, $$) => $$('mha-playground', '[data-mistake="softmaxOverQueries"] [data-side="right"] td[data-value]').map((td) => Number(td.dataset.value)));
+  const expected = Array.from(run.step('weights').data.subarray(0, 16));
+  for (let i = 0; i < 100 && JSON.stringify((await rightValues()).map(Math.fround)) !== JSON.stringify(expected); i++) await page.waitForTimeout(50);
+  assert.deepEqual((await rightValues()).map(Math.fround), expected, 'the mistakes show the new run');
+  const scores = run.step('scores');
+  const fills = await deep(page, ($, $$) => $$('mha-playground', 'mha-walkthrough', 'figure.picture svg g rect').map((rect) => rect.getAttribute('fill')));
+  assert.deepEqual(fills, Array.from(scores.data, (v) => scaleFor(scores).color(v)), 'the walkthrough\'s picture shows the new scores');
+  assert.deepEqual(await mark(null), kept.map(() => 'kept'), 'the same elements');
+  assert.equal(await page.locator('mha-walkthrough details.layout').getAttribute('open'), '', 'the open memory-layout table stays open');
+  assert.equal(await page.locator('mha-playground li[data-question="D"] input').inputValue(), '4', 'the same questions keep the reader\'s answer');
+  // Other shapes: new questions (the answer goes), new lessons.
+  await page.locator('mha-playground input[name="C"]').fill('16');
+  await page.locator('mha-playground [data-card="params"] tr[data-h="16"]').waitFor();
+  assert.equal(await page.locator('mha-playground li[data-question="D"] input').inputValue(), '');
+  assert.equal(await deep(page, ($) => $('mha-playground', '[data-card="params"]').mhaProbe ?? null), null, 'new lessons for other shapes');
+  await noProblems(problems, page);
+  await context.close();
+});
+
 test('arrow keys and the play button step through the walkthrough', opts, async () => {
   const { page, context, problems } = await openPage(env.browser, env.url);
   const ids = env.engine.run(CLASSIC).steps.map((s) => s.id);

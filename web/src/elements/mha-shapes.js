@@ -2,7 +2,7 @@
 // each shape as axis chips. The run comes in as the `run` property, from its own config
 // (attributes or `config`), or from the element named by `for`; clicking a shape fires `mha-step`.
 import { chainSteps } from '../format.js';
-import { RunElement, SOURCE_ATTRIBUTES, axisChip, el, langOf, sheet, tr } from './shared.js';
+import { RunElement, SOURCE_ATTRIBUTES, axisChip, el, langOf, patchChildren, sheet, tr } from './shared.js';
 
 const STYLES = sheet(`
 ol { list-style: none; display: flex; flex-wrap: wrap; align-items: center; gap: 0.2em 0.3em; margin: 0; padding: 0; }
@@ -19,7 +19,14 @@ export class MhaShapesElement extends RunElement {
 
   #run = null;
 
-  constructor() { super(STYLES); }
+  constructor() {
+    super(STYLES);
+    // One handler for the life of the element: the list is patched, not rebuilt, between runs.
+    this.shadowRoot.addEventListener('click', (event) => {
+      const button = event.target.closest('button[data-id]');
+      if (button) this.dispatchEvent(new CustomEvent('mha-step', { bubbles: true, composed: true, detail: { step: button.dataset.id } }));
+    });
+  }
 
   get run() { return this.#run; }
   set run(run) { this.takeRun(run); }
@@ -40,10 +47,7 @@ export class MhaShapesElement extends RunElement {
       el('button', { type: 'button', 'data-id': step.id, 'aria-current': step.id === current ? 'step' : null, 'aria-label': `${t(`step.${step.id}`)} [${step.shape.join(',')}]` },
         el('span', { class: 'id' }, step.id),
         el('span', {}, step.axes.map((axis, i) => axisChip(axis, step.shape[i], lang)))))));
-    list.addEventListener('click', (event) => {
-      const button = event.target.closest('button[data-id]');
-      if (button) this.dispatchEvent(new CustomEvent('mha-step', { bubbles: true, composed: true, detail: { step: button.dataset.id } }));
-    });
-    this.shadowRoot.replaceChildren(list);
+    // Patched in place: a new run of the same shapes changes nothing here.
+    patchChildren(this.shadowRoot, [list]);
   }
 }

@@ -11,7 +11,7 @@ import { cellSources, changeKind, inputOf, pictureLayout } from '../tensor-pictu
 import { keyLabels, shortLabel } from '../heatmap-layout.js';
 import { formulaLatex, memoryLayout, stepAnswers } from '../walkthrough-text.js';
 import { renderMath } from '../math.js';
-import { RunElement, SOURCE_ATTRIBUTES, axisChip, el, langOf, reducedMotion, sheet, svg, tr } from './shared.js';
+import { RunElement, SOURCE_ATTRIBUTES, axisChip, el, langOf, patchChildren, reducedMotion, sheet, svg, tr } from './shared.js';
 
 const UNIT = 10; // SVG units per cell in the tensor picture
 const MAX_PICTURE_CELLS = 4096; // more cells than this would be unreadable and slow to animate
@@ -55,6 +55,7 @@ export class MhaWalkthroughElement extends RunElement {
   #tokens = null;
   #index = 0;
   #shownId = null;
+  #drawnKey = null; // what the step list was drawn for
   #timer = null;
   #onKey = (event) => this.#handleKey(event);
 
@@ -157,11 +158,23 @@ export class MhaWalkthroughElement extends RunElement {
       return;
     }
     const steps = this.#visibleSteps();
+    // A new run of the same steps and shapes (another seed) keeps the list and the layout of the
+    // step; only the numbers in it change.
+    const key = JSON.stringify([lang, steps.map((step) => [step.id, step.shape]), this.#tokens]);
+    if (key === this.#drawnKey && this.shadowRoot.querySelector('.body')) {
+      this.shadowRoot.querySelectorAll('.steps button').forEach((button, i) => {
+        if (i === this.#index) button.setAttribute('aria-current', 'step'); else button.removeAttribute('aria-current');
+      });
+      this.#shownId = null;
+      this.#renderDetail(false);
+      return;
+    }
+    this.#drawnKey = key;
     const list = el('ol', {}, steps.map((step, i) => el('li', {}, el('button', { type: 'button', 'data-id': step.id, 'aria-current': i === this.#index ? 'step' : null },
       el('span', {}, `${i + 1}. ${t(`step.${step.id}`)}`), el('span', { class: 'shape mono' }, shapeText(step.shape))))));
     list.addEventListener('click', (event) => {
       const button = event.target.closest('button[data-id]');
-      if (button) this.#goTo(steps.findIndex((s) => s.id === button.dataset.id), { animate: true, emit: true });
+      if (button) this.#goTo(this.#visibleSteps().findIndex((s) => s.id === button.dataset.id), { animate: true, emit: true });
     });
     const nav = el('nav', { class: 'steps', 'aria-label': t('wt.steps') }, list);
     const detail = el('div', { class: 'detail' },
@@ -220,7 +233,9 @@ export class MhaWalkthroughElement extends RunElement {
       : `${yesNo(answers.changesCount)} — ${formatCount(answers.countBefore)} → ${formatCount(answers.countAfter)}`;
     const axesAnswer = el('span', {}, axisChip(answers.rowAxis, step.shape.at(-2), lang), ` ${t('wt.rows')}: ${t(`axis.${answers.rowAxis}`)}; `,
       axisChip(answers.colAxis, step.shape.at(-1), lang), ` ${t('wt.cols')}: ${t(`axis.${answers.colAxis}`)}`);
-    body.replaceChildren(
+    // Without an animation the step is patched in place: the same step of a new run changes only
+    // its numbers. An animated step gets new cells to animate.
+    (animate ? (...children) => body.replaceChildren(...children) : (...children) => patchChildren(body, children))(
       el('h3', { 'data-step': step.id }, `${this.#index + 1}. ${t(`step.${step.id}`)}`),
       formula,
       el('p', { class: 'numbers' }, el('code', { class: 'shape-formula' }, step.shapeFormula)),
