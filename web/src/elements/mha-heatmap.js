@@ -29,7 +29,6 @@ figure.panel { margin: 0; padding: 0.25em; border: 2px solid transparent; border
 figure.panel[aria-current="true"] { border-color: var(--accent); }
 figure.panel figcaption { font-size: 0.85em; text-align: center; }
 figure.panel svg { width: 100%; height: auto; display: block; }
-figure.panel foreignObject { overflow: visible; }
 canvas.cells { display: block; width: 100%; height: 100%; image-rendering: pixelated; }
 .readout { min-height: 1.5em; font-size: 0.95em; }
 .tip { position: absolute; pointer-events: none; background: var(--fg); color: var(--bg); padding: 0.1em 0.4em; border-radius: 4px; font-size: 0.8em; white-space: nowrap; z-index: 2; }
