@@ -18,6 +18,7 @@ export class MhaShapesElement extends RunElement {
   static get observedAttributes() { return ['lang', 'current', ...SOURCE_ATTRIBUTES]; }
 
   #run = null;
+  #drawnKey = null;
 
   constructor() {
     super(STYLES);
@@ -43,11 +44,16 @@ export class MhaShapesElement extends RunElement {
     const lang = langOf(this);
     const t = tr(lang);
     const current = this.getAttribute('current');
-    const list = el('ol', { 'aria-label': t('shapes.label') }, chainSteps(this.#run.steps).map((step) => el('li', {},
+    const chain = chainSteps(this.#run.steps);
+    // The chain shows shapes only: a new run of the same shapes (another seed) changes nothing.
+    const key = JSON.stringify([lang, current, chain.map((step) => [step.id, step.shape, step.axes])]);
+    if (key === this.#drawnKey && this.shadowRoot.querySelector('ol')) return;
+    this.#drawnKey = key;
+    const list = el('ol', { 'aria-label': t('shapes.label') }, chain.map((step) => el('li', {},
       el('button', { type: 'button', 'data-id': step.id, 'aria-current': step.id === current ? 'step' : null, 'aria-label': `${t(`step.${step.id}`)} [${step.shape.join(',')}]` },
         el('span', { class: 'id' }, step.id),
         el('span', {}, step.axes.map((axis, i) => axisChip(axis, step.shape[i], lang)))))));
-    // Patched in place: a new run of the same shapes changes nothing here.
+    // Patched in place: another step or language changes a few attributes and texts.
     patchChildren(this.shadowRoot, [list]);
   }
 }
