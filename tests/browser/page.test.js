@@ -443,6 +443,16 @@ for (const lang of ['zh', 'en']) {
     const { page, context, problems } = await openPage(env.browser, env.url, { width: 360, height: 740, query: `?lang=${lang}&step=q_heads&mask=causal` });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `page is ${overflow}px wider than the screen`);
+    // Sections are drawn when they come on screen (content-visibility: auto) and clip what would
+    // stick out: bring each one on screen and check that its own content fits it.
+    const sections = await page.locator('mha-playground section.block').count();
+    for (let i = 0; i < sections; i++) {
+      const section = page.locator('mha-playground section.block').nth(i);
+      await section.scrollIntoViewIfNeeded();
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      const [scrollWidth, clientWidth, id] = await section.evaluate((node) => [node.scrollWidth, node.clientWidth, node.getAttribute('aria-labelledby')]);
+      assert.ok(scrollWidth - clientWidth <= 1, `section ${id} holds content ${scrollWidth - clientWidth}px wider than itself`);
+    }
     await page.screenshot({ path: `${ARTIFACTS}page-${lang}-360.png`, fullPage: true });
     await page.locator('mha-walkthrough').screenshot({ path: `${ARTIFACTS}walkthrough-${lang}-360.png` });
     await page.locator('mha-heatmap').screenshot({ path: `${ARTIFACTS}heatmaps-${lang}-360.png` });

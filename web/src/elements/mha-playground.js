@@ -39,6 +39,10 @@ const MAX_MATRIX = 8; // rows and columns shown of each mistake's matrices // a 
 
 const STYLES = sheet(`
 section.block { margin: 1.2em 0; padding: 0.8em 1em; background: var(--panel); border-radius: 10px; }
+/* A section off screen is not styled, laid out or painted until it comes near the viewport (it
+   stays in the accessibility tree and in find-in-page): a changed control then costs what is on
+   screen, not the whole page. auto remembers each section's last size for the scrollbar. */
+section.block { content-visibility: auto; contain-intrinsic-size: auto 30em; }
 section.block > h2 { margin: 0 0 0.5em; font-size: 1.2em; }
 form.controls { display: grid; grid-template-columns: repeat(auto-fill, minmax(8.5em, 1fr)); gap: 0.6em 0.9em; align-items: start; }
 .field { display: flex; flex-direction: column; gap: 0.15em; min-width: 0; }
