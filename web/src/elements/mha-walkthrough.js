@@ -56,6 +56,7 @@ export class MhaWalkthroughElement extends RunElement {
   #index = 0;
   #shownId = null;
   #drawnKey = null; // what the step list was drawn for
+  #detailKey = null; // what the step's text and picture were drawn for
   #timer = null;
   #onKey = (event) => this.#handleKey(event);
 
@@ -219,11 +220,21 @@ export class MhaWalkthroughElement extends RunElement {
   #renderDetail(animate) {
     const body = this.shadowRoot.querySelector('.body');
     if (!body) return;
-    this.#renderToolbar();
     const lang = langOf(this);
-    const t = tr(lang);
     const steps = this.#run.steps;
     const step = this.#visibleSteps()[this.#index];
+    // Everything but the picture's colours follows from the step's sizes, layout and op: the same
+    // step of a new run of the same shapes (another seed) only recolours the cells.
+    const key = JSON.stringify([lang, this.#index, this.#visibleSteps().length, step.id, step.op, step.shape, step.strides, step.contiguous,
+      step.changesValues, step.formula, step.shapeFormula, this.#run.summary, this.#tokens, Boolean(this.#timer)]);
+    if (!animate && key === this.#detailKey && body.firstChild) {
+      this.#recolor(body, step);
+      this.#shownId = step.id;
+      return;
+    }
+    this.#detailKey = animate ? null : key;
+    this.#renderToolbar();
+    const t = tr(lang);
     const answers = stepAnswers(step, steps);
     const yesNo = (value) => (value ? t('cli.yes') : t('cli.no'));
     const formula = el('div', { class: 'formula', 'aria-label': step.formula });
@@ -247,6 +258,19 @@ export class MhaWalkthroughElement extends RunElement {
       this.#picture(step, animate),
       this.#layoutTable(step, t));
     this.#shownId = step.id;
+  }
+
+  // The picture's cells in the colours of this run's values (the cells are the step's elements in
+  // order; nothing else in the step depends on the values).
+  #recolor(body, step) {
+    const rects = body.querySelectorAll('figure.picture svg > g > rect');
+    if (rects.length !== step.numel) return;
+    const scale = scaleFor(step);
+    for (let i = 0; i < rects.length; i++) {
+      const value = step.data[i];
+      const fill = value === -Infinity ? 'url(#wt-hatch)' : scale.color(value);
+      if (rects[i].getAttribute('fill') !== fill) rects[i].setAttribute('fill', fill);
+    }
   }
 
   #layoutTable(step, t) {
