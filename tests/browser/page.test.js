@@ -202,6 +202,9 @@ test('a new seed changes the numbers in place: same elements, the new run\'s val
     return node.mhaProbe ?? null;
   }), { kept, value });
   await mark('kept');
+  // On screen the mistakes are patched in place (off screen they are swapped, as nothing is laid out).
+  await page.locator('mha-playground section.mistakes').scrollIntoViewIfNeeded();
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   await page.locator('mha-walkthrough details.layout summary').click();
   await page.locator('mha-playground li[data-question="D"] input').fill('4');
   await page.locator('mha-playground input[name="seed"]').fill('7');
@@ -218,7 +221,7 @@ test('a new seed changes the numbers in place: same elements, the new run\'s val
   assert.equal(await page.locator('mha-playground li[data-question="D"] input').inputValue(), '4', 'the same questions keep the reader\'s answer');
   // Other shapes: new questions (the answer goes), new lessons.
   await page.locator('mha-playground input[name="C"]').fill('16');
-  await page.locator('mha-playground [data-card="params"] tr[data-h="16"]').waitFor();
+  await page.locator('mha-playground [data-card="params"] tr[data-h="16"]').waitFor({ state: 'attached' }); // maybe off screen, so not rendered
   assert.equal(await page.locator('mha-playground li[data-question="D"] input').inputValue(), '');
   assert.equal(await deep(page, ($) => $('mha-playground', '[data-card="params"]').mhaProbe ?? null), null, 'new lessons for other shapes');
   await noProblems(problems, page);

@@ -105,6 +105,7 @@ export class MhaPlaygroundElement extends HTMLElement {
   #cache = new Map();
   #probeRuns = new Map(); // the mistakes panel's fixed side runs (the 1/√D trend), by config
   #shown = {}; // what the lessons and quiz panels show now, so an unchanged panel is not rebuilt
+  #offscreen = new WeakSet(); // sections the browser skips for now
   #listeners = [];
 
   constructor() {
@@ -210,6 +211,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     const importBox = this.#importBox(t);
 
     this.#shown = {}; // new, empty panels
+    this.#offscreen = new WeakSet();
     this.#root.replaceChildren(
       el('section', { class: 'block', 'aria-labelledby': 'h-controls' }, el('h2', { id: 'h-controls' }, t('ctl.title')), form,
         el('p', { class: 'error general-error', id: 'error-config', role: 'alert' }),
@@ -221,6 +223,12 @@ export class MhaPlaygroundElement extends HTMLElement {
       el('section', { class: 'block mistakes', 'aria-labelledby': 'h-mistakes' }, el('h2', { id: 'h-mistakes' }, t('mistakes.title')), el('p', { class: 'note' }, t('mistakes.intro')), el('div', { class: 'cards' })),
       el('section', { class: 'block quiz', 'aria-labelledby': 'h-quiz' }, el('h2', { id: 'h-quiz' }, t('quiz.title')), el('div', { class: 'quiz-body' })),
       el('section', { class: 'block', 'aria-labelledby': 'h-export' }, el('h2', { id: 'h-export' }, t('export.title')), el('div', { class: 'exports-row' }, exportJson, embedButton), el('p', { class: 'note' }, t('export.note')), embedBox));
+    // Which sections the browser is skipping (off screen, content-visibility: auto).
+    for (const section of this.#root.querySelectorAll('section.block')) {
+      section.addEventListener('contentvisibilityautostatechange', (event) => {
+        if (event.skipped) this.#offscreen.add(section); else this.#offscreen.delete(section);
+      });
+    }
     this.#syncControls();
   }
 
@@ -481,7 +489,11 @@ export class MhaPlaygroundElement extends HTMLElement {
       el('table', { class: 'matrix' }, el('tr', {}, el('th', {}, 'D'), el('th', {}, t('mistakes.wrong')), el('th', {}, t('mistakes.right'))),
         n.trend.map((row) => el('tr', { 'data-d': row.D }, el('td', {}, row.D), el('td', {}, formatValue(row.wrong, 3)), el('td', {}, formatValue(row.right, 3))))));
 
-    patchChildren(cards, [projection, transpose, softmaxCard, reshape, scale]); // a new seed changes only numbers
+    // On screen, a new seed changes only numbers in place (little to lay out again); off screen
+    // nothing is laid out until it is seen, so swapping in the new cards is cheaper than comparing.
+    const fresh = [projection, transpose, softmaxCard, reshape, scale];
+    if (this.#offscreen.has(cards.closest('section'))) cards.replaceChildren(...fresh);
+    else patchChildren(cards, fresh);
   }
 
   #renderQuiz(run, t) {
