@@ -166,6 +166,9 @@ test('a T=128 heatmap: one canvas pixel per cell, exact values on hover and in t
     const value = run.step('weights').data[(7 * T + r) * T + c].toFixed(4);
     await page.locator('mha-heatmap .readout', { hasText: `query “w${r}” → key “w${c}”` }).waitFor();
     assert.match(await page.locator('mha-heatmap .readout').textContent(), new RegExp(`${value}$`), `(${r}, ${c})`);
+    const [tip, box] = await deep(page, ($) => [$('mha-playground', 'mha-heatmap', '.tip'), $('mha-playground', 'mha-heatmap', '.hm')].map((node) => node.getBoundingClientRect().toJSON()));
+    assert.equal(await page.locator('mha-heatmap .tip').textContent(), value, 'the tip shows the value too');
+    assert.ok(tip.left >= box.left && tip.right <= box.right, `the tip (${tip.left}…${tip.right}) stays inside the heatmaps (${box.left}…${box.right})`);
   }
   // The table's 16 384 cells are made when it is opened, with the engine's values.
   assert.equal(await page.locator('mha-heatmap .table-view td').count(), 0, 'not built while closed');

@@ -304,7 +304,11 @@ export class MhaHeatmapElement extends RunElement {
       const scaleX = picture.getBoundingClientRect().width / geometry.width;
       const left = event ? box.left : box.left + (geometry.cellX(c) + cell) * scaleX;
       const top = event ? box.top : box.top + geometry.cellY(r) * scaleX;
-      tip.style.left = `${left - hostBox.left + 12}px`;
+      // Right of the pointer, or left of it near the right edge: the page's sections clip what
+      // sticks out of them (content-visibility), so the tip stays inside the heatmaps' box.
+      const right = left - hostBox.left + 12;
+      const width = tip.offsetWidth;
+      tip.style.left = `${right + width > hostBox.width ? Math.max(0, right - 24 - width) : right}px`;
       tip.style.top = `${top - hostBox.top - 28}px`;
     };
     const hide = () => { cursor.setAttribute('visibility', 'hidden'); tip.hidden = true; };
