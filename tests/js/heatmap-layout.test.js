@@ -73,8 +73,8 @@ test('the masked path covers exactly the masked cells, one rectangle per run in 
       checker: (r, c) => (r + c) % 3 === 0,
       none: () => false,
     };
-    for (const [name, masked] of Object.entries(masks)) {
-      const d = maskedPath(geometry, masked);
+    for (const [[name, masked], gap] of Object.entries(masks).flatMap((entry) => [[entry, 1], [entry, 0]])) {
+      const d = maskedPath(geometry, masked, gap);
       const rects = [...d.matchAll(/M(-?[\d.]+) (-?[\d.]+)h(-?[\d.]+)v(-?[\d.]+)h(-?[\d.]+)z/g)].map((m) => m.slice(1).map(Number));
       assert.equal(rects.map((m) => `M${m[0]} ${m[1]}h${m[2]}v${m[3]}h${m[4]}z`).join(''), d, `${name}: only rectangles`);
       const inside = (x, y) => rects.some(([x0, y0, w, h]) => x >= x0 && x < x0 + w && y >= y0 && y < y0 + h);
@@ -84,6 +84,9 @@ test('the masked path covers exactly the masked cells, one rectangle per run in 
           if (masked(r, c) && (c === 0 || !masked(r, c - 1))) runs++;
           const centre = [geometry.cellX(c) + geometry.cell / 2, geometry.cellY(r) + geometry.cell / 2];
           assert.equal(inside(...centre), masked(r, c), `${name} ${rows}×${cols}: cell (${r}, ${c})`);
+          // Without gaps a masked cell is covered to its edges; with them its last unit stays open.
+          const corner = [geometry.cellX(c) + geometry.cell - 0.5, geometry.cellY(r) + geometry.cell - 0.5];
+          assert.equal(inside(...corner), masked(r, c) && gap === 0, `${name} ${rows}×${cols} gap ${gap}: corner of (${r}, ${c})`);
         }
       }
       assert.equal(rects.length, runs, `${name}: one rectangle per run`);

@@ -85,9 +85,10 @@ export const canvasCellPixels = (geometry) => (geometry.rows * geometry.cols <= 
 /**
  * An SVG path (in the geometry's units) covering exactly the cells for which `masked(r, c)` is
  * true: one rectangle per run of masked cells in a row, so a causal mask of any size is one
- * element, filled with the hatch.
+ * element, filled with the hatch. `gap`: the units left open after each cell (1, as the cells
+ * have, when they are drawn with gaps; 0 when they are not).
  */
-export function maskedPath(geometry, masked) {
+export function maskedPath(geometry, masked, gap = 1) {
   const { rows, cols, cell } = geometry;
   const parts = [];
   for (let r = 0; r < rows; r++) {
@@ -96,8 +97,9 @@ export function maskedPath(geometry, masked) {
       if (!masked(r, c)) { c++; continue; }
       const start = c;
       while (c < cols && masked(r, c)) c++;
-      // Same footprint as the cells: a cell is cell − 1 wide, the last gap of a run stays open.
-      parts.push(`M${geometry.cellX(start)} ${geometry.cellY(r)}h${(c - start) * cell - 1}v${cell - 1}h${-((c - start) * cell - 1)}z`);
+      // Same footprint as the cells: the last gap of a run stays open.
+      const width = (c - start) * cell - gap;
+      parts.push(`M${geometry.cellX(start)} ${geometry.cellY(r)}h${width}v${cell - gap}h${-width}z`);
     }
   }
   return parts.join('');

@@ -223,7 +223,7 @@ export class MhaHeatmapElement extends RunElement {
     const { geometry, pictures, legend, table, readout, tip } = this.#built;
     for (const picture of pictures) {
       paintCells(picture.canvas, step.data, picture.panel, geometry, scale, maskedAt);
-      picture.mask.setAttribute('d', maskedPath(geometry, (r, c) => maskedAt(picture.panel.offset + r * picture.panel.cols + c)));
+      picture.mask.setAttribute('d', maskedPath(geometry, (r, c) => maskedAt(picture.panel.offset + r * picture.panel.cols + c), canvasCellPixels(geometry) === 1 ? 0 : 1));
     }
     legend.querySelector('[data-legend="min"]').textContent = formatValue(scale.min, 2);
     legend.querySelector('[data-legend="max"]').textContent = formatValue(scale.max, 2);
