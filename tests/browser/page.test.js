@@ -108,10 +108,10 @@ test('heatmaps: B·H of them with tokens, rows of weights sum to 1, values and m
     const sum = row.reduce((a, v) => a + v, 0);
     assert.ok(Math.abs(sum - 1) < 1e-5, `row ${r} sums to ${sum}`);
   }
-  // Masked scores read −∞ in the table view.
+  // Masked scores read −∞ in the table view, which stays open for the other step.
   await page.locator('mha-heatmap select.step-select').selectOption('masked');
-  await page.locator('mha-heatmap details.table-view summary').click();
-  await page.locator('mha-heatmap .table-view td').first().waitFor();
+  await page.locator('mha-heatmap .table-view td', { hasText: '-∞' }).first().waitFor();
+  assert.equal(await page.locator('mha-heatmap details.table-view').getAttribute('open'), '');
   const cells = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view td').map((td) => td.textContent));
   assert.equal(cells.filter((text) => text.startsWith('-∞')).length, Array.from(masked.data.subarray(0, T * T)).filter((v) => v === -Infinity).length);
   await page.locator('mha-heatmap select.step-select').selectOption('weights');
@@ -226,6 +226,16 @@ test('a new seed changes the numbers in place: same elements, the new run\'s val
   await page.locator('mha-playground input[name="C"]').fill('16');
   await page.locator('mha-playground [data-card="params"] tr[data-h="16"]').waitFor({ state: 'attached' }); // maybe off screen, so not rendered
   assert.equal(await page.locator('mha-playground li[data-question="D"] input').inputValue(), '');
+  // Stepping on (animated) and back (patched), the memory layout the reader opened stays open.
+  // Off screen the walkthrough is not rendered (content-visibility): bring its section on screen.
+  await page.locator('mha-playground section[aria-labelledby="h-walkthrough"]').scrollIntoViewIfNeeded();
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await page.locator('mha-walkthrough button[data-action="next"]').click();
+  await page.locator('mha-walkthrough h3[data-step="scaled"]').waitFor();
+  assert.equal(await page.locator('mha-walkthrough details.layout').getAttribute('open'), '', 'open on the next step');
+  await page.locator('mha-walkthrough button[data-action="prev"]').click();
+  await page.locator('mha-walkthrough h3[data-step="scores"]').waitFor();
+  assert.equal(await page.locator('mha-walkthrough details.layout').getAttribute('open'), '', 'and on the previous one');
   assert.equal(await deep(page, ($) => $('mha-playground', '[data-card="params"]').mhaProbe ?? null), null, 'new lessons for other shapes');
   await noProblems(problems, page);
   await context.close();

@@ -210,6 +210,8 @@ export class MhaHeatmapElement extends RunElement {
       grid.append(el('section', { class: 'batch', 'aria-label': `b=${b}` }, el('h4', {}, t('hm.batch').replace('{b}', b)), groups));
     }
     const table = this.#table(t);
+    // An open table stays open for the new step or head (#repaint fills it).
+    if (this.#built?.table.details.open) table.details.open = true;
     const section = el('section', { class: 'hm', 'aria-label': t('hm.label') }, bar, note ? el('p', { class: 'note' }, note) : null, grid, readout, tip, table.details);
     this.#built = { key, section, geometry, pictures, legend, table, readout, tip };
     this.#repaint();

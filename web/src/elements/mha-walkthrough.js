@@ -57,6 +57,7 @@ export class MhaWalkthroughElement extends RunElement {
   #shownId = null;
   #drawnKey = null; // what the step list was drawn for
   #detailKey = null; // what the step's text and picture were drawn for
+  #layoutOpen = false; // the reader opened the memory layout
   #timer = null;
   #onKey = (event) => this.#handleKey(event);
 
@@ -273,9 +274,10 @@ export class MhaWalkthroughElement extends RunElement {
     }
   }
 
+  // Once the reader opens the memory layout it stays open from step to step and run to run.
   #layoutTable(step, t) {
     const layout = memoryLayout(step);
-    return el('details', { class: 'layout' },
+    const details = el('details', { class: 'layout', open: this.#layoutOpen },
       el('summary', {}, `${t('wt.memory')}: ${step.contiguous ? t('cli.contiguous') : t('cli.view')}`),
       el('table', {},
         el('tr', {}, el('th', { scope: 'row' }, t('cli.axes')), step.axes.map((a) => el('td', {}, a))),
@@ -283,6 +285,8 @@ export class MhaWalkthroughElement extends RunElement {
         el('tr', { 'data-row': 'strides' }, el('th', { scope: 'row' }, t('cli.strides')), layout.strides.map((s) => el('td', {}, s))),
         el('tr', {}, el('th', { scope: 'row' }, t('wt.rowMajor')), layout.rowMajor.map((s) => el('td', {}, s)))),
       el('p', { class: 'note' }, t(layout.note)));
+    details.addEventListener('toggle', () => { this.#layoutOpen = details.open; });
+    return details;
   }
 
   #picture(step, animate) {
