@@ -169,6 +169,7 @@ test('a T=128 heatmap: one canvas pixel per cell, exact values on hover and in t
     const [tip, box] = await deep(page, ($) => [$('mha-playground', 'mha-heatmap', '.tip'), $('mha-playground', 'mha-heatmap', '.hm')].map((node) => node.getBoundingClientRect().toJSON()));
     assert.equal(await page.locator('mha-heatmap .tip').textContent(), value, 'the tip shows the value too');
     assert.ok(tip.left >= box.left && tip.right <= box.right, `the tip (${tip.left}…${tip.right}) stays inside the heatmaps (${box.left}…${box.right})`);
+    assert.ok(Math.abs(tip.left - (centre.x + 12)) < 2 || Math.abs(tip.right - (centre.x - 12)) < 2, `the tip (${tip.left}…${tip.right}) sits beside the pointer (${centre.x})`);
   }
   // The table's 16 384 cells are made when it is opened, with the engine's values.
   assert.equal(await page.locator('mha-heatmap .table-view td').count(), 0, 'not built while closed');

@@ -31,6 +31,7 @@ figure.panel figcaption { font-size: 0.85em; text-align: center; }
 figure.panel svg { width: 100%; height: auto; display: block; }
 canvas.cells { display: block; width: 100%; height: 100%; image-rendering: pixelated; }
 .readout { min-height: 1.5em; font-size: 0.95em; }
+.hm { position: relative; } /* the tip is placed in .hm's coordinates */
 .tip { position: absolute; pointer-events: none; background: var(--fg); color: var(--bg); padding: 0.1em 0.4em; border-radius: 4px; font-size: 0.8em; white-space: nowrap; z-index: 2; }
 .tip[hidden] { display: none; }
 .table-view { overflow-x: auto; }
