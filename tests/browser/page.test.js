@@ -228,9 +228,6 @@ test('a new seed changes the numbers in place: same elements, the new run\'s val
   await page.locator('mha-playground [data-card="params"] tr[data-h="16"]').waitFor({ state: 'attached' }); // maybe off screen, so not rendered
   assert.equal(await page.locator('mha-playground li[data-question="D"] input').inputValue(), '');
   // Stepping on (animated) and back (patched), the memory layout the reader opened stays open.
-  // Off screen the walkthrough is not rendered (content-visibility): bring its section on screen.
-  await page.locator('mha-playground section[aria-labelledby="h-walkthrough"]').scrollIntoViewIfNeeded();
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   await page.locator('mha-walkthrough button[data-action="next"]').click();
   await page.locator('mha-walkthrough h3[data-step="scaled"]').waitFor();
   assert.equal(await page.locator('mha-walkthrough details.layout').getAttribute('open'), '', 'open on the next step');
@@ -238,6 +235,41 @@ test('a new seed changes the numbers in place: same elements, the new run\'s val
   await page.locator('mha-walkthrough h3[data-step="scores"]').waitFor();
   assert.equal(await page.locator('mha-walkthrough details.layout').getAttribute('open'), '', 'and on the previous one');
   assert.equal(await deep(page, ($) => $('mha-playground', '[data-card="params"]').mhaProbe ?? null), null, 'new lessons for other shapes');
+  await noProblems(problems, page);
+  await context.close();
+});
+
+test('typing in a control while scrolled far down leaves every section drawn when it comes on screen', opts, async () => {
+  // With content-visibility: auto on every section, Chromium left the controls' and the
+  // walkthrough's content without boxes (drawn empty) after this sequence.
+  const { page, context, problems } = await openPage(env.browser, env.url, { query: '?step=scores' });
+  await page.locator('mha-playground section.mistakes').scrollIntoViewIfNeeded();
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  const allDrawn = async (when) => {
+    const sections = await page.locator('mha-playground section.block').count();
+    for (let i = 0; i < sections; i++) {
+      const section = page.locator('mha-playground section.block').nth(i);
+      await section.scrollIntoViewIfNeeded();
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      const drawn = await section.evaluate((node) => {
+        // The section's parts, and the first level inside the elements' shadow roots.
+        const parts = [...node.children].flatMap((child) => [child, ...(child.shadowRoot ? [...child.shadowRoot.children] : [])]);
+        return { id: node.getAttribute('aria-labelledby'), empty: parts.filter((part) => part.getBoundingClientRect().height === 0).map((part) => part.localName + (part.className ? `.${part.className}` : '')) };
+      });
+      // Empty by design: no error, no warnings, the embed box until asked for.
+      assert.deepEqual(drawn.empty.filter((name) => !/^(p\.error|ul\.warnings|div\.embed)/.test(name)), [], `${when}: section ${drawn.id} has parts with no height`);
+    }
+  };
+  await page.locator('mha-playground input[name="C"]').fill('16');
+  await page.locator('mha-playground .summary-line', { hasText: 'D = 8' }).waitFor({ state: 'attached' });
+  await allDrawn('after typing C');
+  // The same from the top of the page into the quiz, far below.
+  await page.evaluate(() => scrollTo(0, 0));
+  await page.locator('mha-playground li[data-question="D"] input').fill('8');
+  await page.locator('mha-playground li[data-question="D"] button').click();
+  await page.locator('mha-playground li[data-question="D"] .verdict[data-ok="true"]').waitFor();
+  await allDrawn('after answering in the quiz');
+  assert.ok(await page.locator('mha-walkthrough button[data-action="next"]').isVisible(), 'the walkthrough can be used');
   await noProblems(problems, page);
   await context.close();
 });

@@ -39,10 +39,12 @@ const MAX_MATRIX = 8; // rows and columns shown of each mistake's matrices // a 
 
 const STYLES = sheet(`
 section.block { margin: 1.2em 0; padding: 0.8em 1em; background: var(--panel); border-radius: 10px; }
-/* A section off screen is not styled, laid out or painted until it comes near the viewport (it
-   stays in the accessibility tree and in find-in-page): a changed control then costs what is on
-   screen, not the whole page. auto remembers each section's last size for the scrollbar. */
-section.block { content-visibility: auto; contain-intrinsic-size: auto 30em; }
+/* The panels below the heatmaps are not styled, laid out or painted while off screen (they stay
+   in the accessibility tree and in find-in-page): a changed control then costs what is on screen,
+   not the whole page. auto remembers each section's last size for the scrollbar. Not on the
+   sections with the controls and the elements: Chromium then left their content without boxes
+   after typing in a control while scrolled far down (tests/browser/page.test.js). */
+section.lessons, section.mistakes, section.quiz, section.export { content-visibility: auto; contain-intrinsic-size: auto 30em; }
 section.block > h2 { margin: 0 0 0.5em; font-size: 1.2em; }
 form.controls { display: grid; grid-template-columns: repeat(auto-fill, minmax(8.5em, 1fr)); gap: 0.6em 0.9em; align-items: start; }
 .field { display: flex; flex-direction: column; gap: 0.15em; min-width: 0; }
@@ -222,7 +224,7 @@ export class MhaPlaygroundElement extends HTMLElement {
       el('section', { class: 'block lessons', 'aria-labelledby': 'h-lessons' }, el('h2', { id: 'h-lessons' }, t('lessons.title')), el('div', { class: 'cards' })),
       el('section', { class: 'block mistakes', 'aria-labelledby': 'h-mistakes' }, el('h2', { id: 'h-mistakes' }, t('mistakes.title')), el('p', { class: 'note' }, t('mistakes.intro')), el('div', { class: 'cards' })),
       el('section', { class: 'block quiz', 'aria-labelledby': 'h-quiz' }, el('h2', { id: 'h-quiz' }, t('quiz.title')), el('div', { class: 'quiz-body' })),
-      el('section', { class: 'block', 'aria-labelledby': 'h-export' }, el('h2', { id: 'h-export' }, t('export.title')), el('div', { class: 'exports-row' }, exportJson, embedButton), el('p', { class: 'note' }, t('export.note')), embedBox));
+      el('section', { class: 'block export', 'aria-labelledby': 'h-export' }, el('h2', { id: 'h-export' }, t('export.title')), el('div', { class: 'exports-row' }, exportJson, embedButton), el('p', { class: 'note' }, t('export.note')), embedBox));
     // Which sections the browser is skipping (off screen, content-visibility: auto).
     for (const section of this.#root.querySelectorAll('section.block')) {
       section.addEventListener('contentvisibilityautostatechange', (event) => {
