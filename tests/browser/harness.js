@@ -66,3 +66,42 @@ const HELPERS = `
 
 /** Runs `fn($, $$, arg)` in the page and returns its (serialisable) result. */
 export const deep = (page, fn, arg) => page.evaluate(`(async () => { ${HELPERS} return (${fn.toString()})($, $$, ${JSON.stringify(arg ?? null)}); })()`);
+
+/**
+ * What one canvas heatmap shows, read back from the page: for panel (b, h) of the heatmap at
+ * `path` (selectors through shadow roots), with `rows` × `cols` cells, each cell's colour (the
+ * canvas pixel inside the cell, "#rrggbb") and whether the hatch covers it (the masked-cells
+ * path's fill at the cell's centre, in the SVG's own units). Row-major.
+ */
+export const heatmapCells = (page, path, { b, h, rows, cols }) => deep(page, ($, $$, { path, b, h, rows, cols }) => {
+  const figure = $(...path, `figure.panel[data-b="${b}"][data-h="${h}"]`);
+  if (!figure) return null;
+  const canvas = figure.querySelector('canvas.cells');
+  const grid = figure.querySelector('foreignObject');
+  const mask = figure.querySelector('path.masked-cells');
+  const pixels = canvas.width / cols;
+  const bytes = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  const [x0, y0, cell] = [grid.x.baseVal.value, grid.y.baseVal.value, grid.width.baseVal.value / cols];
+  const hex = (i) => `#${[0, 1, 2].map((k) => bytes[i + k].toString(16).padStart(2, '0')).join('')}`;
+  const cells = [];
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const inside = Math.floor((pixels - 1) / 2); // the middle of the cell's block, never its gap
+      cells.push({ r, c, color: hex(((r * pixels + inside) * canvas.width + c * pixels + inside) * 4),
+        hatched: mask.isPointInFill(new DOMPoint(x0 + (c + 0.5) * cell, y0 + (r + 0.5) * cell)) });
+    }
+  }
+  return { canvas: [canvas.width, canvas.height], cells };
+}, { path, b, h, rows, cols });
+
+/** The viewport point at the centre of cell (r, c) of heatmap panel (b, h) at `path`, for the mouse. */
+export const cellCentre = (page, path, { b, h, r, c, cols }) => deep(page, ($, $$, { path, b, h, r, c, cols }) => {
+  const figure = $(...path, `figure.panel[data-b="${b}"][data-h="${h}"]`);
+  const svg = figure.querySelector('svg');
+  const grid = figure.querySelector('foreignObject');
+  const cell = grid.width.baseVal.value / cols;
+  const at = () => new DOMPoint(grid.x.baseVal.value + (c + 0.5) * cell, grid.y.baseVal.value + (r + 0.5) * cell).matrixTransform(svg.getScreenCTM());
+  window.scrollBy(0, at().y - innerHeight / 2); // a big heatmap can be taller than the viewport
+  const point = at();
+  return { x: point.x, y: point.y };
+}, { path, b, h, r, c, cols });

@@ -12,7 +12,8 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.js';
-import { TIMEOUT, deep, launch } from './harness.js';
+import { TIMEOUT, deep, heatmapCells, launch } from './harness.js';
+import { scaleFor } from '../../web/src/colors.js';
 import { STRINGS } from '../../web/src/i18n.js';
 import { MAX_IMPORT_DEPTH } from '../../web/src/config-import.js';
 
@@ -358,8 +359,11 @@ test('import config (JSON): malformed, huge, deep, hostile or invalid input is r
   assert.equal(await page.locator('mha-playground input[name="bias"]').isChecked(), false);
   assert.equal(await page.locator('mha-heatmap figure.panel').count(), 4);
   const run = env.engine.run(snapshot.config);
-  const values = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', 'figure.panel[data-h="1"] rect[data-value]').map((r) => Number(r.dataset.value)));
-  assert.deepEqual(values.map(Math.fround), Array.from(run.step('weights').data.subarray(16, 32)), 'the imported config is what ran');
+  const weights = run.step('weights');
+  const masked = run.step('masked');
+  const shown = await heatmapCells(page, ['mha-playground', 'mha-heatmap'], { b: 0, h: 1, rows: 4, cols: 4 });
+  assert.deepEqual(shown.cells.map((cell) => cell.color), Array.from(weights.data.subarray(16, 32), (v, i) => (masked.data[16 + i] === -Infinity ? '#e8e8e8' : scaleFor(weights).color(v))), 'the imported config is what ran');
+  assert.deepEqual(shown.cells.map((cell) => cell.hatched), Array.from(masked.data.subarray(16, 32), (v) => v === -Infinity), 'with its causal mask');
   await page.waitForFunction(() => new URLSearchParams(location.search).get('hkv') === '2');
   assert.equal(await page.locator('mha-walkthrough h3').getAttribute('data-step'), 'q_heads', 'the view (step) is kept');
   await assertClean(page, problems, 'hostile snapshot imported');

@@ -3,7 +3,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
-import { ARTIFACTS, TIMEOUT, deep, launch, openPage } from './harness.js';
+import { ARTIFACTS, TIMEOUT, cellCentre, deep, heatmapCells, launch, openPage } from './harness.js';
+import { scaleFor } from '../../web/src/colors.js';
 import { shapeText } from '../../web/src/format.js';
 import { STRINGS } from '../../web/src/i18n.js';
 import { localizeMessage } from '../../web/src/messages.js';
@@ -74,41 +75,50 @@ test('heatmaps: B·H of them with tokens, rows of weights sum to 1, values and m
   const run = env.engine.run(config);
   const weights = run.step('weights');
   const masked = run.step('masked');
+  const HEATMAP = ['mha-playground', 'mha-heatmap'];
   const panels = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', 'figure.panel').map((figure) => ({
     b: Number(figure.dataset.b),
     h: Number(figure.dataset.h),
     rows: [...figure.querySelectorAll('text[text-anchor="end"]')].map((t) => t.textContent),
-    values: [...figure.querySelectorAll('rect[data-value]')].map((r) => ({ r: Number(r.dataset.r), c: Number(r.dataset.c), v: Number(r.dataset.value), masked: r.dataset.masked === '1', fill: r.getAttribute('fill') })),
   })));
   assert.equal(panels.length, config.B * config.H);
   const groups = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.group.shared').map((g) => g.querySelectorAll('figure.panel').length));
   assert.deepEqual(groups, [2, 2, 2, 2], 'GQA: two query heads per shared K/V head box');
   const T = 5;
+  const scale = scaleFor(weights);
   for (const panel of panels) {
     assert.deepEqual(panel.rows, ['我', '爱', '深度学习', '模型', '！']);
-    assert.equal(panel.values.length, T * T);
-    for (let r = 0; r < T; r++) {
-      const row = panel.values.filter((cell) => cell.r === r);
-      const sum = row.reduce((a, cell) => a + cell.v, 0);
-      assert.ok(Math.abs(sum - 1) < 1e-5, `b${panel.b} h${panel.h} row ${r} sums to ${sum}`);
-    }
-    for (const cell of panel.values) {
+    // Every cell is drawn in the colour of the engine's weight at that (query, key), and exactly
+    // the engine's masked cells are hatched.
+    const shown = await heatmapCells(page, HEATMAP, { b: panel.b, h: panel.h, rows: T, cols: T });
+    assert.equal(shown.cells.length, T * T);
+    for (const cell of shown.cells) {
       const i = ((panel.b * config.H + panel.h) * T + cell.r) * T + cell.c;
-      assert.equal(Math.fround(cell.v), weights.data[i]);
-      assert.equal(cell.masked, masked.data[i] === -Infinity, `mask at b${panel.b} h${panel.h} (${cell.r},${cell.c})`);
-      if (cell.masked) assert.match(cell.fill, /^url\(#hatch/, 'masked cells are hatched, not a colour');
+      const isMasked = masked.data[i] === -Infinity;
+      assert.equal(cell.hatched, isMasked, `mask at b${panel.b} h${panel.h} (${cell.r},${cell.c})`);
+      assert.equal(cell.color, isMasked ? '#e8e8e8' : scale.color(weights.data[i]), `colour at b${panel.b} h${panel.h} (${cell.r},${cell.c})`);
     }
   }
-  // Masked scores read −∞ in the table view.
-  await page.locator('mha-heatmap select.step-select').selectOption('masked');
+  // The table view holds the selected head's exact values: the engine's, and each row sums to 1.
   await page.locator('mha-heatmap details.table-view summary').click();
+  await page.locator('mha-heatmap .table-view td').first().waitFor();
+  const table = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view tbody tr').map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value))));
+  assert.deepEqual(table.flat().map(Math.fround), Array.from(weights.data.subarray(0, T * T)), 'b0 h0, from the engine');
+  for (const [r, row] of table.entries()) {
+    const sum = row.reduce((a, v) => a + v, 0);
+    assert.ok(Math.abs(sum - 1) < 1e-5, `row ${r} sums to ${sum}`);
+  }
+  // Masked scores read −∞ in the table view, which stays open for the other step.
+  await page.locator('mha-heatmap select.step-select').selectOption('masked');
+  await page.locator('mha-heatmap .table-view td', { hasText: '-∞' }).first().waitFor();
+  assert.equal(await page.locator('mha-heatmap details.table-view').getAttribute('open'), '');
   const cells = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view td').map((td) => td.textContent));
   assert.equal(cells.filter((text) => text.startsWith('-∞')).length, Array.from(masked.data.subarray(0, T * T)).filter((v) => v === -Infinity).length);
   await page.locator('mha-heatmap select.step-select').selectOption('weights');
   await page.locator('mha-playground section.block:nth-of-type(4)').screenshot({ path: `${ARTIFACTS}heatmaps-gqa-en.png` });
   // Hover: the pointer over a cell reads its exact value.
-  const cell = page.locator('mha-heatmap figure.panel[data-b="0"][data-h="1"] rect[data-r="2"][data-c="1"]');
-  await cell.hover();
+  const centre = await cellCentre(page, HEATMAP, { b: 0, h: 1, r: 2, c: 1, cols: T });
+  await page.mouse.move(centre.x, centre.y);
   await page.locator('mha-heatmap .readout', { hasText: weights.data[((0 * config.H + 1) * T + 2) * T + 1].toFixed(4) }).waitFor();
   assert.match(await page.locator('mha-heatmap .readout').textContent(), /query “深度学习” → key “爱”/);
   // Keyboard: focus a heatmap, move with the arrows, read the exact value.
@@ -122,6 +132,144 @@ test('heatmaps: B·H of them with tokens, rows of weights sum to 1, values and m
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => new URLSearchParams(location.search).get('head') === '2');
   assert.equal(new URLSearchParams(new URL(page.url()).search).get('batch'), '1');
+  await noProblems(problems, page);
+  await context.close();
+});
+
+test('a T=128 heatmap: one canvas pixel per cell, exact values on hover and in the table, repainted in place for a new seed', opts, async () => {
+  const T = 128;
+  const tokens = Array.from({ length: T }, (_, i) => `w${i}`);
+  const config = { B: 1, T, C: 768, H: 12, mask: 'causal', seed: 5 };
+  const { page, context, problems } = await openPage(env.browser, env.url, { query: `?tokens=${tokens.join('+')}&b=1&c=768&h=12&mask=causal&seed=5&head=7` });
+  const HEATMAP = ['mha-playground', 'mha-heatmap'];
+  let run = env.engine.run(config);
+  await page.locator('mha-heatmap figure.panel[data-h="7"]').waitFor();
+  assert.equal(await page.locator('mha-heatmap figure.panel').count(), 1, 'over the cell budget only the selected head is drawn');
+  const check = async (weights, masked, label) => {
+    const shown = await heatmapCells(page, HEATMAP, { b: 0, h: 7, rows: T, cols: T });
+    assert.deepEqual(shown.canvas, [T, T], 'one pixel per cell, not one element per cell');
+    const scale = scaleFor(weights);
+    const offset = 7 * T * T;
+    for (const cell of shown.cells) {
+      const i = offset + cell.r * T + cell.c;
+      const isMasked = masked.data[i] === -Infinity;
+      if (cell.hatched !== isMasked) assert.fail(`${label}: mask at (${cell.r},${cell.c})`);
+      const expected = isMasked ? '#e8e8e8' : scale.color(weights.data[i]);
+      if (cell.color !== expected) assert.fail(`${label}: colour at (${cell.r},${cell.c}) is ${cell.color}, expected ${expected}`);
+    }
+  };
+  await check(run.step('weights'), run.step('masked'), 'seed 5');
+  // Hover reads the exact value of the cell under the pointer, however small it is drawn.
+  for (const [r, c] of [[100, 37], [127, 127], [5, 0]]) {
+    const centre = await cellCentre(page, HEATMAP, { b: 0, h: 7, r, c, cols: T });
+    await page.mouse.move(centre.x, centre.y);
+    const value = run.step('weights').data[(7 * T + r) * T + c].toFixed(4);
+    await page.locator('mha-heatmap .readout', { hasText: `query “w${r}” → key “w${c}”` }).waitFor();
+    assert.match(await page.locator('mha-heatmap .readout').textContent(), new RegExp(`${value}$`), `(${r}, ${c})`);
+    const [tip, box] = await deep(page, ($) => [$('mha-playground', 'mha-heatmap', '.tip'), $('mha-playground', 'mha-heatmap', '.hm')].map((node) => node.getBoundingClientRect().toJSON()));
+    assert.equal(await page.locator('mha-heatmap .tip').textContent(), value, 'the tip shows the value too');
+    assert.ok(tip.left >= box.left && tip.right <= box.right, `the tip (${tip.left}…${tip.right}) stays inside the heatmaps (${box.left}…${box.right})`);
+    assert.ok(Math.abs(tip.left - (centre.x + 12)) < 2 || Math.abs(tip.right - (centre.x - 12)) < 2, `the tip (${tip.left}…${tip.right}) sits beside the pointer (${centre.x})`);
+  }
+  // The table's 16 384 cells are made when it is opened, with the engine's values.
+  assert.equal(await page.locator('mha-heatmap .table-view td').count(), 0, 'not built while closed');
+  await page.locator('mha-heatmap details.table-view summary').click();
+  await page.locator('mha-heatmap .table-view td').first().waitFor();
+  const table = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view td').map((td) => Number(td.dataset.value)));
+  assert.deepEqual(table.map(Math.fround), Array.from(run.step('weights').data.subarray(7 * T * T, 8 * T * T)));
+
+  // A new seed: the same elements, new numbers (in the pixels, the open table and the readout).
+  await deep(page, ($) => { $('mha-playground', 'mha-heatmap', 'figure.panel').dataset.probe = 'kept'; });
+  await page.locator('mha-playground input[name="seed"]').fill('6');
+  run = env.engine.run({ ...config, seed: 6 });
+  const first = run.step('weights').data[7 * T * T + T].toFixed(4); // row 1, column 0
+  await page.waitForFunction((text) => {
+    const root = document.querySelector('mha-playground').shadowRoot.querySelector('mha-heatmap').shadowRoot;
+    return root.querySelectorAll('.table-view tbody tr')[1]?.querySelector('td')?.textContent === text;
+  }, first);
+  assert.equal(await page.locator('mha-heatmap figure.panel[data-probe="kept"]').count(), 1, 'the panel was repainted, not rebuilt');
+  await check(run.step('weights'), run.step('masked'), 'seed 6');
+  const table6 = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view td').map((td) => Number(td.dataset.value)));
+  assert.deepEqual(table6.map(Math.fround), Array.from(run.step('weights').data.subarray(7 * T * T, 8 * T * T)));
+  await noProblems(problems, page);
+  await context.close();
+});
+
+test('a new seed changes the numbers in place: same elements, the new run\'s values, the reader\'s answers and open tables kept', opts, async () => {
+  const { page, context, problems } = await openPage(env.browser, env.url, { query: '?step=scores' });
+  // Paths through the shadow roots to elements that a new seed must not replace.
+  const kept = [['mha-walkthrough', '.steps ol'], ['mha-walkthrough', 'figure.picture svg'], ['[data-mistake="softmaxOverQueries"] [data-side="right"] table'],
+    ['[data-card="params"]'], ['mha-shapes', 'ol'], ['li[data-question="D"] input']];
+  const mark = (value) => deep(page, ($, $$, { kept, value }) => kept.map((path) => {
+    const node = $('mha-playground', ...path);
+    if (value) node.mhaProbe = value; // a property: patching rewrites attributes, not properties
+    return node.mhaProbe ?? null;
+  }), { kept, value });
+  await mark('kept');
+  // On screen the mistakes are patched in place (off screen they are swapped, as nothing is laid out).
+  await page.locator('mha-playground section.mistakes').scrollIntoViewIfNeeded();
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await page.locator('mha-walkthrough details.layout summary').click();
+  await page.locator('mha-playground li[data-question="D"] input').fill('4');
+  await page.locator('mha-playground input[name="seed"]').fill('7');
+  const run = env.engine.run({ ...CLASSIC, seed: 7 });
+  const rightValues = () => deep(page, ($, $$) => $$('mha-playground', '[data-mistake="softmaxOverQueries"] [data-side="right"] td[data-value]').map((td) => Number(td.dataset.value)));
+  const expected = Array.from(run.step('weights').data.subarray(0, 16));
+  for (let i = 0; i < 100 && JSON.stringify((await rightValues()).map(Math.fround)) !== JSON.stringify(expected); i++) await page.waitForTimeout(50);
+  assert.deepEqual((await rightValues()).map(Math.fround), expected, 'the mistakes show the new run');
+  const scores = run.step('scores');
+  const fills = await deep(page, ($, $$) => $$('mha-playground', 'mha-walkthrough', 'figure.picture svg g rect').map((rect) => rect.getAttribute('fill')));
+  assert.deepEqual(fills, Array.from(scores.data, (v) => scaleFor(scores).color(v)), 'the walkthrough\'s picture shows the new scores');
+  assert.deepEqual(await mark(null), kept.map(() => 'kept'), 'the same elements');
+  assert.equal(await page.locator('mha-walkthrough details.layout').getAttribute('open'), '', 'the open memory-layout table stays open');
+  assert.equal(await page.locator('mha-playground li[data-question="D"] input').inputValue(), '4', 'the same questions keep the reader\'s answer');
+  // Other shapes: new questions (the answer goes), new lessons.
+  await page.locator('mha-playground input[name="C"]').fill('16');
+  await page.locator('mha-playground [data-card="params"] tr[data-h="16"]').waitFor({ state: 'attached' }); // maybe off screen, so not rendered
+  assert.equal(await page.locator('mha-playground li[data-question="D"] input').inputValue(), '');
+  // Stepping on (animated) and back (patched), the memory layout the reader opened stays open.
+  await page.locator('mha-walkthrough button[data-action="next"]').click();
+  await page.locator('mha-walkthrough h3[data-step="scaled"]').waitFor();
+  assert.equal(await page.locator('mha-walkthrough details.layout').getAttribute('open'), '', 'open on the next step');
+  await page.locator('mha-walkthrough button[data-action="prev"]').click();
+  await page.locator('mha-walkthrough h3[data-step="scores"]').waitFor();
+  assert.equal(await page.locator('mha-walkthrough details.layout').getAttribute('open'), '', 'and on the previous one');
+  assert.equal(await deep(page, ($) => $('mha-playground', '[data-card="params"]').mhaProbe ?? null), null, 'new lessons for other shapes');
+  await noProblems(problems, page);
+  await context.close();
+});
+
+test('typing in a control while scrolled far down leaves every section drawn when it comes on screen', opts, async () => {
+  // With content-visibility: auto on every section, Chromium left the controls' and the
+  // walkthrough's content without boxes (drawn empty) after this sequence.
+  const { page, context, problems } = await openPage(env.browser, env.url, { query: '?step=scores' });
+  await page.locator('mha-playground section.mistakes').scrollIntoViewIfNeeded();
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  const allDrawn = async (when) => {
+    const sections = await page.locator('mha-playground section.block').count();
+    for (let i = 0; i < sections; i++) {
+      const section = page.locator('mha-playground section.block').nth(i);
+      await section.scrollIntoViewIfNeeded();
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      const drawn = await section.evaluate((node) => {
+        // The section's parts, and the first level inside the elements' shadow roots.
+        const parts = [...node.children].flatMap((child) => [child, ...(child.shadowRoot ? [...child.shadowRoot.children] : [])]);
+        return { id: node.getAttribute('aria-labelledby'), empty: parts.filter((part) => part.getBoundingClientRect().height === 0).map((part) => part.localName + (part.className ? `.${part.className}` : '')) };
+      });
+      // Empty by design: no error, no warnings, the embed box until asked for.
+      assert.deepEqual(drawn.empty.filter((name) => !/^(p\.error|ul\.warnings|div\.embed)/.test(name)), [], `${when}: section ${drawn.id} has parts with no height`);
+    }
+  };
+  await page.locator('mha-playground input[name="C"]').fill('16');
+  await page.locator('mha-playground .summary-line', { hasText: 'D = 8' }).waitFor({ state: 'attached' });
+  await allDrawn('after typing C');
+  // The same from the top of the page into the quiz, far below.
+  await page.evaluate(() => scrollTo(0, 0));
+  await page.locator('mha-playground li[data-question="D"] input').fill('8');
+  await page.locator('mha-playground li[data-question="D"] button').click();
+  await page.locator('mha-playground li[data-question="D"] .verdict[data-ok="true"]').waitFor();
+  await allDrawn('after answering in the quiz');
+  assert.ok(await page.locator('mha-walkthrough button[data-action="next"]').isVisible(), 'the walkthrough can be used');
   await noProblems(problems, page);
   await context.close();
 });
@@ -246,8 +394,13 @@ test('the URL holds the whole view and a link reopens it', opts, async () => {
   assert.equal(await page.locator('mha-heatmap figure.panel[aria-current="true"]').getAttribute('data-h'), '3');
   const run = env.engine.run({ B: 1, T: 3, Tk: 5, C: 12, H: 4, Hkv: 1, mask: 'causal', bias: false, seed: 9 });
   assert.equal((await shownStep(page)).shape, shapeText(run.step('k_t').shape));
-  const values = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', 'figure.panel[data-h="3"] rect[data-value]').map((r) => Number(r.dataset.value)));
-  assert.deepEqual(values.map(Math.fround), Array.from(run.step('scaled').data.subarray(3 * 15, 4 * 15)));
+  await page.locator('mha-heatmap details.table-view summary').click();
+  await page.locator('mha-heatmap .table-view td').first().waitFor();
+  const values = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view td').map((td) => Number(td.dataset.value)));
+  assert.deepEqual(values.map(Math.fround), Array.from(run.step('scaled').data.subarray(3 * 15, 4 * 15)), 'the selected head 3, in the table view');
+  const scaled = scaleFor(run.step('scaled'));
+  const shown = await heatmapCells(page, ['mha-playground', 'mha-heatmap'], { b: 0, h: 3, rows: 3, cols: 5 });
+  assert.deepEqual(shown.cells.map((cell) => cell.color), Array.from(run.step('scaled').data.subarray(3 * 15, 4 * 15), (v) => scaled.color(v)), 'and drawn in its colours');
   assert.deepEqual(decodeState(new URL(page.url()).search), decodeState(query), 'the page writes back what it read');
   // A change goes into the URL, and that URL opens the same view.
   await page.locator('mha-playground input[name="seed"]').fill('10');
@@ -339,6 +492,16 @@ for (const lang of ['zh', 'en']) {
     const { page, context, problems } = await openPage(env.browser, env.url, { width: 360, height: 740, query: `?lang=${lang}&step=q_heads&mask=causal` });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `page is ${overflow}px wider than the screen`);
+    // Sections are drawn when they come on screen (content-visibility: auto) and clip what would
+    // stick out: bring each one on screen and check that its own content fits it.
+    const sections = await page.locator('mha-playground section.block').count();
+    for (let i = 0; i < sections; i++) {
+      const section = page.locator('mha-playground section.block').nth(i);
+      await section.scrollIntoViewIfNeeded();
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      const [scrollWidth, clientWidth, id] = await section.evaluate((node) => [node.scrollWidth, node.clientWidth, node.getAttribute('aria-labelledby')]);
+      assert.ok(scrollWidth - clientWidth <= 1, `section ${id} holds content ${scrollWidth - clientWidth}px wider than itself`);
+    }
     await page.screenshot({ path: `${ARTIFACTS}page-${lang}-360.png`, fullPage: true });
     await page.locator('mha-walkthrough').screenshot({ path: `${ARTIFACTS}walkthrough-${lang}-360.png` });
     await page.locator('mha-heatmap').screenshot({ path: `${ARTIFACTS}heatmaps-${lang}-360.png` });

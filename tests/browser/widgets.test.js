@@ -7,7 +7,8 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.js';
-import { ARTIFACTS, TIMEOUT, deep, launch } from './harness.js';
+import { ARTIFACTS, TIMEOUT, deep, heatmapCells, launch } from './harness.js';
+import { scaleFor } from '../../web/src/colors.js';
 
 const DIST = new URL('../../web/dist/', import.meta.url).pathname;
 const XSS = '<img src=x onerror=alert(1)>';
@@ -78,8 +79,8 @@ test('every element renders on a foreign page, one engine, the wasm found next t
   assert.equal(await page.locator('#playground #h-walkthrough').textContent(), '逐步讲解');
   const run = env.engine.run({ B: 2, T: 3, C: 12, H: 3 });
   assert.equal(await page.locator('#follower figure.panel').count(), run.summary.B * run.summary.H, 'the follower shows the stepper\'s run');
-  const followerValues = await deep(page, ($, $$) => $$('#follower', 'figure.panel[data-b="1"][data-h="2"] rect[data-value]').map((r) => Number(r.dataset.value)));
-  assert.deepEqual(followerValues.map(Math.fround), Array.from(run.step('weights').data.subarray(5 * 9, 6 * 9)));
+  const follower = await heatmapCells(page, ['#follower'], { b: 1, h: 2, rows: 3, cols: 3 });
+  assert.deepEqual(follower.cells.map((cell) => cell.color), Array.from(run.step('weights').data.subarray(5 * 9, 6 * 9), (v) => scaleFor(run.step('weights')).color(v)));
   assert.deepEqual(wasm, [`${host.url}lib/mha_engine.wasm`], 'fetched once, from beside the bundle');
 
   // The bad element shows the engine's own message and fires mha-error; its siblings still work.

@@ -42,6 +42,20 @@ test('a step gets a symmetric signed range that ignores −∞, and weights get 
   assert.equal(scaleFor({ op: 'scale', data: new Float32Array(3) }).max, 1, 'all zeros still gives a usable range');
 });
 
+test('rgbInto writes the bytes of the same colour as color(), for every kind of value', () => {
+  const hexOf = (out, at) => `#${[0, 1, 2].map((k) => out[at + k].toString(16).padStart(2, '0')).join('')}`;
+  const values = [-Infinity, Infinity, NaN, -3, -2, -1.2345, -0.5, -1e-7, 0, 1e-7, 0.1, 0.25, 0.33, 0.5, 0.9999, 1, 1.5, 2, 7];
+  for (let i = 0; i < 500; i++) values.push(Math.sin(i * 12.9898) * 2.5);
+  for (const scale of [scaleFor({ op: 'mask', data: Float32Array.from([-Infinity, -0.5, 2, 1]) }), scaleFor({ op: 'softmax', data: new Float32Array(1) })]) {
+    const out = new Uint8ClampedArray(values.length * 4);
+    values.forEach((v, i) => scale.rgbInto(v, out, i * 4));
+    values.forEach((v, i) => {
+      assert.equal(hexOf(out, i * 4), scale.color(v), `${scale.kind} at ${v}`);
+      assert.equal(out[i * 4 + 3], 255, 'opaque');
+    });
+  }
+});
+
 test('every axis has one stable colour, T and Tq share one, merged axes show both parts', () => {
   const names = ['B', 'T', 'Tk', 'C', 'H', 'Hkv', 'D'];
   const colors = names.map((n) => axisColors(n)[0]);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { heatmapGeometry, heatmapPanels, hitCell, keyLabels, moveCell, shortLabel } from '../../web/src/heatmap-layout.js';
+import { canvasCellPixels, heatmapGeometry, heatmapPanels, hitCell, keyLabels, maskedPath, moveCell, shortLabel } from '../../web/src/heatmap-layout.js';
 import { CONFIGS, getTestEngine } from './engine-helper.js';
 
 test('one panel per (batch, head), each pointing at its own block of the weights', async () => {
@@ -62,4 +62,42 @@ test('arrow keys move the cursor and stop at the edges', () => {
   assert.deepEqual(moveCell({ r: 2, c: 3 }, 'ArrowRight', 3, 4), { r: 2, c: 3 });
   assert.deepEqual(moveCell({ r: 2, c: 3 }, 'Home', 3, 4), { r: 2, c: 0 });
   assert.deepEqual(moveCell({ r: 1, c: 1 }, 'x', 3, 4), { r: 1, c: 1 });
+});
+
+test('the masked path covers exactly the masked cells, one rectangle per run in a row', () => {
+  for (const [rows, cols] of [[4, 4], [5, 3], [1, 9], [128, 128]]) {
+    const geometry = heatmapGeometry({ rows, cols, rowLabels: Array.from({ length: rows }, (_, i) => `t${i}`), colLabels: Array.from({ length: cols }, (_, i) => `s${i}`) });
+    const masks = {
+      causal: (r, c) => c > r,
+      padding: (r, c) => c >= cols - 2,
+      checker: (r, c) => (r + c) % 3 === 0,
+      none: () => false,
+    };
+    for (const [[name, masked], gap] of Object.entries(masks).flatMap((entry) => [[entry, 1], [entry, 0]])) {
+      const d = maskedPath(geometry, masked, gap);
+      const rects = [...d.matchAll(/M(-?[\d.]+) (-?[\d.]+)h(-?[\d.]+)v(-?[\d.]+)h(-?[\d.]+)z/g)].map((m) => m.slice(1).map(Number));
+      assert.equal(rects.map((m) => `M${m[0]} ${m[1]}h${m[2]}v${m[3]}h${m[4]}z`).join(''), d, `${name}: only rectangles`);
+      const inside = (x, y) => rects.some(([x0, y0, w, h]) => x >= x0 && x < x0 + w && y >= y0 && y < y0 + h);
+      let runs = 0;
+      for (let r = 0; r < rows; r++) {
+        for (let c = 0; c < cols; c++) {
+          if (masked(r, c) && (c === 0 || !masked(r, c - 1))) runs++;
+          const centre = [geometry.cellX(c) + geometry.cell / 2, geometry.cellY(r) + geometry.cell / 2];
+          assert.equal(inside(...centre), masked(r, c), `${name} ${rows}×${cols}: cell (${r}, ${c})`);
+          // Without gaps a masked cell is covered to its edges; with them its last unit stays open.
+          const corner = [geometry.cellX(c) + geometry.cell - 0.5, geometry.cellY(r) + geometry.cell - 0.5];
+          assert.equal(inside(...corner), masked(r, c) && gap === 0, `${name} ${rows}×${cols} gap ${gap}: corner of (${r}, ${c})`);
+        }
+      }
+      assert.equal(rects.length, runs, `${name}: one rectangle per run`);
+    }
+  }
+});
+
+test('small heatmaps get a pixel block per cell, big ones one pixel per cell', () => {
+  const geometry = (rows, cols) => heatmapGeometry({ rows, cols, rowLabels: Array(rows).fill('a'), colLabels: Array(cols).fill('b') });
+  assert.equal(canvasCellPixels(geometry(4, 4)), geometry(4, 4).cell);
+  assert.equal(canvasCellPixels(geometry(32, 32)), geometry(32, 32).cell);
+  assert.equal(canvasCellPixels(geometry(33, 32)), 1);
+  assert.equal(canvasCellPixels(geometry(128, 128)), 1);
 });

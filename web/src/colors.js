@@ -34,17 +34,36 @@ export function luminance(color) {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
 
+// The same colour as sample() + hex(), written as bytes into `out` at `at` (r, g, b, 255) without
+// allocating: a canvas heatmap colours up to a few hundred thousand cells per redraw.
+function sampleInto(stops, t, out, at) {
+  const position = clamp01(t) * (stops.length - 1);
+  const i = Math.min(Math.floor(position), stops.length - 2);
+  const f = position - i;
+  const a = stops[i];
+  const b = stops[i + 1];
+  out[at] = Math.round(a[0] + (b[0] - a[0]) * f);
+  out[at + 1] = Math.round(a[1] + (b[1] - a[1]) * f);
+  out[at + 2] = Math.round(a[2] + (b[2] - a[2]) * f);
+  out[at + 3] = 255;
+}
+
 /**
  * The scale a step's values are drawn with. Weights are probabilities, so [0, 1] on viridis;
  * everything else is signed, so a symmetric range around 0 keeps 0 neutral. −∞ (masked) is not
- * a colour: callers draw it hatched.
+ * a colour: callers draw it hatched. `color(v)` gives "#rrggbb"; `rgbInto(v, out, at)` writes the
+ * same colour as RGBA bytes (for ImageData).
  */
 export function scaleFor(step) {
-  if (step.op === 'softmax') return { kind: 'sequential', min: 0, max: 1, color: (v) => viridis(v) };
+  if (step.op === 'softmax') {
+    return { kind: 'sequential', min: 0, max: 1, color: (v) => viridis(v),
+      rgbInto: (v, out, at) => sampleInto(VIRIDIS, Number.isNaN(v) ? 0 : v, out, at) };
+  }
   let extent = 0;
   for (const value of step.data) if (Number.isFinite(value) && Math.abs(value) > extent) extent = Math.abs(value);
   if (extent === 0) extent = 1;
-  return { kind: 'diverging', min: -extent, max: extent, color: (v) => diverging(v / extent) };
+  return { kind: 'diverging', min: -extent, max: extent, color: (v) => diverging(v / extent),
+    rgbInto: (v, out, at) => sampleInto(BLUE_ORANGE, (Number.isNaN(v) ? 0 : v / extent) * 0.5 + 0.5, out, at) };
 }
 
 // One colour per axis name (Okabe–Ito palette), the same everywhere on the page. T and Tq are

@@ -71,3 +71,36 @@ export function moveCell({ r, c }, key, rows, cols) {
   const [dr, dc] = moves[key] ?? [0, 0];
   return { r: Math.min(rows - 1, Math.max(0, r + dr)), c: Math.min(cols - 1, Math.max(0, c + dc)) };
 }
+
+/** Panels up to this many cells are drawn with a canvas pixel block and a gap per cell. */
+export const GAPPED_CELLS = 1024;
+
+/**
+ * Canvas pixels per cell side: small heatmaps get one `cell`-sized block per cell (with the 1-unit
+ * gap the cells have always had), big ones one pixel per cell, scaled up by the browser with
+ * `image-rendering: pixelated`, so that a redraw costs one ImageData, not one element per cell.
+ */
+export const canvasCellPixels = (geometry) => (geometry.rows * geometry.cols <= GAPPED_CELLS ? geometry.cell : 1);
+
+/**
+ * An SVG path (in the geometry's units) covering exactly the cells for which `masked(r, c)` is
+ * true: one rectangle per run of masked cells in a row, so a causal mask of any size is one
+ * element, filled with the hatch. `gap`: the units left open after each cell (1, as the cells
+ * have, when they are drawn with gaps; 0 when they are not).
+ */
+export function maskedPath(geometry, masked, gap = 1) {
+  const { rows, cols, cell } = geometry;
+  const parts = [];
+  for (let r = 0; r < rows; r++) {
+    let c = 0;
+    while (c < cols) {
+      if (!masked(r, c)) { c++; continue; }
+      const start = c;
+      while (c < cols && masked(r, c)) c++;
+      // Same footprint as the cells: the last gap of a run stays open.
+      const width = (c - start) * cell - gap;
+      parts.push(`M${geometry.cellX(start)} ${geometry.cellY(r)}h${width}v${cell - gap}h${-width}z`);
+    }
+  }
+  return parts.join('');
+}

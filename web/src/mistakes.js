@@ -9,29 +9,91 @@ const stepData = (run, id) => run.steps.find((s) => s.id === id);
 export function headMatrix(step, b = 0, h = 0) {
   const [, H, R, Cc] = step.shape;
   const offset = (b * H + h) * R * Cc;
-  return Array.from({ length: R }, (_, r) => Array.from(step.data.subarray(offset + r * Cc, offset + (r + 1) * Cc)));
+  return Array.from({ length: R }, (_, r) => toArray(step.data, offset + r * Cc, Cc));
+}
+
+// data[start … start + length) as a plain array (a loop: Array.from on a typed array goes
+// through the iterator and is several times slower at these sizes).
+function toArray(data, start, length) {
+  const out = new Array(length);
+  for (let i = 0; i < length; i++) out[i] = data[start + i];
+  return out;
 }
 
 // Softmax of a list with max subtraction (keeps exp finite); an all-masked list gives zeros, as
 // the engine does for a query whose keys are all masked.
 function softmax(values) {
-  const max = Math.max(...values);
-  if (max === -Infinity) return values.map(() => 0);
-  const exps = values.map((v) => Math.exp(v - max));
-  const sum = exps.reduce((a, b) => a + b, 0);
-  return exps.map((e) => e / sum);
+  const n = values.length;
+  let max = -Infinity;
+  for (let i = 0; i < n; i++) max = Math.max(max, values[i]);
+  if (max === -Infinity) return new Array(n).fill(0);
+  const exps = new Array(n);
+  let sum = 0;
+  for (let i = 0; i < n; i++) {
+    exps[i] = Math.exp(values[i] - max);
+    sum += exps[i];
+  }
+  for (let i = 0; i < n; i++) exps[i] /= sum;
+  return exps;
 }
 
-const transpose = (m) => m[0].map((_, c) => m.map((row) => row[c]));
-const matmul = (a, b) => a.map((row) => b[0].map((_, c) => row.reduce((sum, v, k) => sum + v * b[k][c], 0)));
-const rowSums = (m) => m.map((row) => row.reduce((a, b) => a + b, 0));
+// Plain loops: at T=128 these run on 128×128 matrices for every change of a control, and the
+// array-method versions (map, reduce, flatMap) cost tens of milliseconds there. Sums run in the
+// same order as a left-to-right reduce, so the numbers are the same.
+function transpose(m) {
+  const rows = m.length;
+  const cols = m[0].length;
+  const out = new Array(cols);
+  for (let c = 0; c < cols; c++) {
+    const column = new Array(rows);
+    for (let r = 0; r < rows; r++) column[r] = m[r][c];
+    out[c] = column;
+  }
+  return out;
+}
+
+// a [M, K] · bᵀ where bt is [N, K]: row i of a against row j of bt.
+function matmulTransposed(a, bt) {
+  return a.map((row) => {
+    const out = new Array(bt.length);
+    for (let j = 0; j < bt.length; j++) {
+      const other = bt[j];
+      let sum = 0;
+      for (let k = 0; k < row.length; k++) sum += row[k] * other[k];
+      out[j] = sum;
+    }
+    return out;
+  });
+}
+
+const matmul = (a, b) => matmulTransposed(a, transpose(b));
+
+function rowSums(m) {
+  return m.map((row) => {
+    let sum = 0;
+    for (let c = 0; c < row.length; c++) sum += row[c];
+    return sum;
+  });
+}
+
 const colSums = (m) => rowSums(transpose(m));
-const maxAbsDiff = (a, b) => Math.max(...a.flatMap((row, r) => row.map((v, c) => Math.abs(v - b[r][c]))));
+
+function maxAbsDiff(a, b) {
+  let max = -Infinity;
+  for (let r = 0; r < a.length; r++) {
+    for (let c = 0; c < a[r].length; c++) {
+      const d = Math.abs(a[r][c] - b[r][c]);
+      if (Number.isNaN(d)) return NaN; // as Math.max would say
+      if (d > max) max = d;
+    }
+  }
+  return max;
+}
 
 /** The [T, D] slice of head h of a [B, T, C] tensor, as if it were split into heads (no projection). */
 function headSlice(step, b, h, D) {
   const [, T, C] = step.shape;
-  return Array.from({ length: T }, (_, t) => Array.from(step.data.subarray(b * T * C + t * C + h * D, b * T * C + t * C + (h + 1) * D)));
+  return Array.from({ length: T }, (_, t) => toArray(step.data, b * T * C + t * C + h * D, D));
 }
 
 /**
@@ -43,7 +105,7 @@ export function noProjection(run, b = 0, h = 0) {
   const { D, cross } = run.summary;
   const queries = headSlice(stepData(run, 'x'), b, h, D);
   const keys = headSlice(stepData(run, cross ? 'source' : 'x'), b, h, D);
-  const wrong = matmul(queries, transpose(keys)).map((row) => row.map((v) => v / Math.sqrt(D)));
+  const wrong = matmulTransposed(queries, keys).map((row) => row.map((v) => v / Math.sqrt(D)));
   const right = headMatrix(stepData(run, 'scaled'), b, h);
   const asymmetry = (m) => (m.length === m[0].length ? maxAbsDiff(m, transpose(m)) : null);
   return { wrong, right, wrongAsymmetry: asymmetry(wrong), rightAsymmetry: asymmetry(right), cross, features: [h * D, h * D + D - 1] };
@@ -89,9 +151,12 @@ export function reshapeWithoutTranspose(run, b = 0) {
       const flat = h * T * D + t * D; // where row (h, t) of the wrong view starts, within batch b
       const token = Math.floor(flat / C);
       const tokenHead = (flat % C) / D;
-      const wrong = Array.from(q.data.subarray(b * T * C + flat, b * T * C + flat + D));
-      const correct = Array.from(right.data.subarray(((b * H + h) * T + t) * D, ((b * H + h) * T + t + 1) * D));
-      rows.push({ h, t, token, tokenHead, wrong, correct, scrambled: token !== t || tokenHead !== h });
+      // The values themselves are made only when read: the panel shows a few rows of H·T.
+      rows.push({
+        h, t, token, tokenHead, scrambled: token !== t || tokenHead !== h,
+        get wrong() { return Array.from(q.data.subarray(b * T * C + flat, b * T * C + flat + D)); },
+        get correct() { return Array.from(right.data.subarray(((b * H + h) * T + t) * D, ((b * H + h) * T + t + 1) * D)); },
+      });
     }
   }
   return { rows, scrambledRows: rows.filter((r) => r.scrambled).length };

@@ -8,7 +8,7 @@
 // `head` (one head only, when set), `pinned` and `lang` are attributes. Fires `mha-select`.
 import { formatCount, formatValue } from '../format.js';
 import { scaleFor, viridis, diverging } from '../colors.js';
-import { HEATMAP_STEPS, heatmapGeometry, heatmapPanels, hitCell, keyLabels, moveCell } from '../heatmap-layout.js';
+import { HEATMAP_STEPS, canvasCellPixels, heatmapGeometry, heatmapPanels, hitCell, keyLabels, maskedPath, moveCell } from '../heatmap-layout.js';
 import { RunElement, SOURCE_ATTRIBUTES, download, el, langOf, sheet, svg, tr } from './shared.js';
 
 const MAX_CELLS = 16384; // beyond this only the selected batch (then head) is drawn
@@ -29,7 +29,9 @@ figure.panel { margin: 0; padding: 0.25em; border: 2px solid transparent; border
 figure.panel[aria-current="true"] { border-color: var(--accent); }
 figure.panel figcaption { font-size: 0.85em; text-align: center; }
 figure.panel svg { width: 100%; height: auto; display: block; }
+canvas.cells { display: block; width: 100%; height: 100%; image-rendering: pixelated; }
 .readout { min-height: 1.5em; font-size: 0.95em; }
+.hm { position: relative; } /* the tip is placed in .hm's coordinates */
 .tip { position: absolute; pointer-events: none; background: var(--fg); color: var(--bg); padding: 0.1em 0.4em; border-radius: 4px; font-size: 0.8em; white-space: nowrap; z-index: 2; }
 .tip[hidden] { display: none; }
 .table-view { overflow-x: auto; }
@@ -39,12 +41,49 @@ figure.panel svg { width: 100%; height: auto; display: block; }
 
 let hatchCount = 0;
 
+const MASKED_GROUND = [232, 232, 232]; // the hatch's light ground (#e8e8e8), under the hatch path
+
+/**
+ * Paints one panel's cells into its canvas: a pixel block with a one-unit gap per cell for small
+ * panels, one pixel per cell (one ImageData) for big ones.
+ */
+function paintCells(canvas, data, panel, geometry, scale, maskedAt) {
+  const ctx = canvas.getContext('2d');
+  const pixels = canvas.width / panel.cols;
+  if (pixels === 1) {
+    const image = ctx.createImageData(panel.cols, panel.rows);
+    const bytes = image.data;
+    for (let j = 0, n = panel.rows * panel.cols; j < n; j++) {
+      const i = panel.offset + j;
+      if (maskedAt(i)) {
+        bytes.set(MASKED_GROUND, j * 4);
+        bytes[j * 4 + 3] = 255;
+      } else {
+        scale.rgbInto(data[i], bytes, j * 4);
+      }
+    }
+    ctx.putImageData(image, 0, 0);
+    return;
+  }
+  const gap = pixels / geometry.cell;
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  for (let r = 0; r < panel.rows; r++) {
+    for (let c = 0; c < panel.cols; c++) {
+      const i = panel.offset + r * panel.cols + c;
+      ctx.fillStyle = maskedAt(i) ? '#e8e8e8' : scale.color(data[i]);
+      ctx.fillRect(c * pixels, r * pixels, pixels - gap, pixels - gap);
+    }
+  }
+}
+
 export class MhaHeatmapElement extends RunElement {
   static get observedAttributes() { return ['step', 'batch', 'head', 'lang', 'pinned', 'only', ...SOURCE_ATTRIBUTES]; }
 
   #run = null;
   #tokens = null;
   #active = null; // { panel, r, c } for the keyboard cursor
+  #view = null; // { step, scale, maskedAt, labels, t } of the run on screen
+  #built = null; // the elements drawn for one set of shapes (reused by the next run of them)
 
   constructor() { super(STYLES); }
 
@@ -99,14 +138,13 @@ export class MhaHeatmapElement extends RunElement {
     const lang = langOf(this);
     const t = tr(lang);
     if (!this.#run) {
+      this.#built = null;
       this.shadowRoot.replaceChildren(el('p', { class: 'note' }, t('page.loading')));
       return;
     }
     const step = this.#run.step(this.stepId);
-    const scale = scaleFor(step);
     const { Hkv, H, B } = this.#run.summary;
     const labels = this.#labels();
-    const maskedAt = this.#maskedAt();
     const all = heatmapPanels(step, Hkv);
     const perPanel = step.shape[2] * step.shape[3];
     let panels = this.hasAttribute('only') ? all.filter((p) => p.b === this.batch && p.h === this.head) : all;
@@ -115,6 +153,16 @@ export class MhaHeatmapElement extends RunElement {
       panels = all.filter((p) => p.b === this.batch);
       if (panels.length * perPanel > MAX_CELLS) panels = panels.filter((p) => p.h === this.head);
       note = t('hm.partial').replace('{n}', panels.length).replace('{m}', all.length);
+    }
+    const hasMask = this.#run.steps.some((s) => s.id === 'masked') && (step.id === 'masked' || step.id === 'weights');
+    this.#view = { step, scale: scaleFor(step), maskedAt: this.#maskedAt(), labels, t };
+    // A new run of the same shapes (another seed, other weights) keeps every element and only
+    // repaints the numbers: no new elements, so no style or layout work for the whole heatmap.
+    const key = JSON.stringify([lang, step.id, step.shape, Hkv, panels.map((p) => `${p.b}.${p.h}`), labels, hasMask,
+      this.hasAttribute('pinned'), this.batch, this.head, this.#run.steps.map((s) => s.id)]);
+    if (this.#built?.key === key && this.shadowRoot.contains(this.#built.section)) {
+      this.#repaint();
+      return;
     }
 
     const stepSelect = el('select', { 'aria-label': t('hm.step'), class: 'step-select' },
@@ -131,15 +179,17 @@ export class MhaHeatmapElement extends RunElement {
       if (kind === 'svg') download(new Blob([this.exportSvg()], { type: 'image/svg+xml' }), this.#fileName('svg'));
       if (kind === 'png') this.exportPng().then((blob) => download(blob, this.#fileName('png')));
     });
+    const legend = this.#legend(step, hasMask, t);
     const bar = el('div', { class: 'bar' },
       this.hasAttribute('pinned') ? null : el('label', {}, `${t('hm.step')} `, stepSelect),
-      this.#legend(step, scale, t), exports);
+      legend, exports);
 
     const readout = el('p', { class: 'readout', 'aria-live': 'polite' }, t('hm.hint'));
     const tip = el('div', { class: 'tip', hidden: true });
     const grid = el('div', { class: 'grid' });
     const geometry = heatmapGeometry({ rows: step.shape[2], cols: step.shape[3], rowLabels: labels.rows, colLabels: labels.cols });
     const group = H / Hkv;
+    const pictures = [];
     for (let b = 0; b < B; b++) {
       const inBatch = panels.filter((p) => p.b === b);
       if (inBatch.length === 0) continue;
@@ -151,25 +201,56 @@ export class MhaHeatmapElement extends RunElement {
         const box = el('div', { class: shared ? 'group shared' : 'group', role: shared ? 'group' : null,
           'aria-label': shared ? t('hm.shared').replace('{kv}', kv).replace('{heads}', members.map((p) => p.h).join(', ')) : null });
         if (shared) box.append(el('p', { class: 'group-label' }, t('hm.shared').replace('{kv}', kv).replace('{heads}', members.map((p) => p.h).join(', '))));
-        box.append(el('div', { class: 'members' }, members.map((panel) => this.#panel(step, panel, geometry, scale, maskedAt, labels, readout, tip, t))));
+        box.append(el('div', { class: 'members' }, members.map((panel) => {
+          const picture = this.#panel(panel, geometry, readout, tip);
+          pictures.push(picture);
+          return picture.figure;
+        })));
         groups.append(box);
       }
       grid.append(el('section', { class: 'batch', 'aria-label': `b=${b}` }, el('h4', {}, t('hm.batch').replace('{b}', b)), groups));
     }
-    this.shadowRoot.replaceChildren(
-      el('section', { class: 'hm', 'aria-label': t('hm.label') }, bar, note ? el('p', { class: 'note' }, note) : null, grid, readout, tip, this.#table(step, maskedAt, labels, t)));
+    const table = this.#table(t);
+    // An open table stays open for the new step or head (#repaint fills it).
+    if (this.#built?.table.details.open) table.details.open = true;
+    const section = el('section', { class: 'hm', 'aria-label': t('hm.label') }, bar, note ? el('p', { class: 'note' }, note) : null, grid, readout, tip, table.details);
+    this.#built = { key, section, geometry, pictures, legend, table, readout, tip };
+    this.#repaint();
+    this.shadowRoot.replaceChildren(section);
   }
 
-  #legend(step, scale, t) {
+  // The numbers of the current run into the elements already built for its shapes: canvas pixels,
+  // masked cells, the legend's range, the table (when open) and the readout.
+  #repaint() {
+    const { step, scale, maskedAt, t } = this.#view;
+    const { geometry, pictures, legend, table, readout, tip } = this.#built;
+    for (const picture of pictures) {
+      paintCells(picture.canvas, step.data, picture.panel, geometry, scale, maskedAt);
+      picture.mask.setAttribute('d', maskedPath(geometry, (r, c) => maskedAt(picture.panel.offset + r * picture.panel.cols + c), canvasCellPixels(geometry) === 1 ? 0 : 1));
+    }
+    legend.querySelector('[data-legend="min"]').textContent = formatValue(scale.min, 2);
+    legend.querySelector('[data-legend="max"]').textContent = formatValue(scale.max, 2);
+    legend.querySelector('svg.ramp').setAttribute('aria-label', `${t('hm.range')} ${formatValue(scale.min, 3)} … ${formatValue(scale.max, 3)}`);
+    table.refresh();
+    const focused = pictures.find((picture) => picture.figure.matches(':focus'));
+    if (focused && this.#active) {
+      focused.show(this.#active.r, this.#active.c);
+    } else {
+      for (const picture of pictures) picture.hide();
+      readout.textContent = t('hm.hint');
+      tip.hidden = true;
+    }
+  }
+
+  #legend(step, hasMask, t) {
     const id = `legend-${++hatchCount}`;
     const stops = Array.from({ length: 11 }, (_, i) => i / 10);
-    const color = scale.kind === 'sequential' ? viridis : (u) => diverging(u * 2 - 1);
-    const bar = svg('svg', { class: 'ramp', viewBox: '0 0 100 14', role: 'img', 'aria-label': `${t('hm.range')} ${formatValue(scale.min, 3)} … ${formatValue(scale.max, 3)}` },
+    const color = step.op === 'softmax' ? viridis : (u) => diverging(u * 2 - 1);
+    const bar = svg('svg', { class: 'ramp', viewBox: '0 0 100 14', role: 'img' },
       svg('defs', {}, svg('linearGradient', { id }, stops.map((u) => svg('stop', { offset: u, 'stop-color': color(u) })))),
       svg('rect', { width: 100, height: 14, fill: `url(#${id})` }));
-    const hasMask = this.#run.steps.some((s) => s.id === 'masked') && (step.id === 'masked' || step.id === 'weights');
     return el('div', { class: 'legend' },
-      el('span', { class: 'mono', 'data-legend': 'min' }, formatValue(scale.min, 2)), bar, el('span', { class: 'mono', 'data-legend': 'max' }, formatValue(scale.max, 2)),
+      el('span', { class: 'mono', 'data-legend': 'min' }), bar, el('span', { class: 'mono', 'data-legend': 'max' }),
       hasMask ? el('span', { class: 'swatch' }, svg('svg', { viewBox: '0 0 14 14', width: 14, height: 14, 'aria-hidden': 'true' }, this.#hatchDefs('legend-hatch'), svg('rect', { width: 14, height: 14, fill: 'url(#legend-hatch)' })), ` ${t(step.id === 'weights' ? 'hm.maskedZero' : 'hm.maskedInf')}`) : null);
   }
 
@@ -178,8 +259,13 @@ export class MhaHeatmapElement extends RunElement {
       svg('rect', { width: 5, height: 5, fill: '#e8e8e8' }), svg('line', { x1: 0, y1: 0, x2: 0, y2: 5, stroke: '#444', 'stroke-width': 2 })));
   }
 
-  #panel(step, panel, geometry, scale, maskedAt, labels, readout, tip, t) {
+  // One heatmap: an SVG for the token labels, the hatch of masked cells and the cursor, around a
+  // canvas that holds the cells (placed on the grid with foreignObject, so hit testing, the
+  // cursor and the labels share the SVG's units). Handlers read the current run from #view, so
+  // the same panel serves every run of these shapes.
+  #panel(panel, geometry, readout, tip) {
     const { b, h } = panel;
+    const { step, labels, t } = this.#view;
     const selected = b === this.batch && h === this.head;
     const hatch = `hatch-${++hatchCount}`;
     const picture = svg('svg', { viewBox: `0 0 ${geometry.width} ${geometry.height}`, 'aria-hidden': 'true' }, this.#hatchDefs(hatch));
@@ -192,16 +278,12 @@ export class MhaHeatmapElement extends RunElement {
         ? { x, y, 'font-size': font, fill: 'currentColor', transform: `rotate(-60 ${x} ${y})` }
         : { x, y, 'font-size': font, fill: 'currentColor', 'text-anchor': 'middle' }, label));
     });
-    for (let r = 0; r < panel.rows; r++) {
-      for (let c = 0; c < panel.cols; c++) {
-        const i = panel.offset + r * panel.cols + c;
-        const masked = maskedAt(i);
-        picture.append(svg('rect', { x: geometry.cellX(c), y: geometry.cellY(r), width: cell - 1, height: cell - 1,
-          fill: masked ? `url(#${hatch})` : scale.color(step.data[i]), 'data-r': r, 'data-c': c, 'data-value': step.data[i], 'data-masked': masked ? '1' : null }));
-      }
-    }
+    const pixels = canvasCellPixels(geometry);
+    const canvas = el('canvas', { class: 'cells', width: panel.cols * pixels, height: panel.rows * pixels });
+    picture.append(svg('foreignObject', { x: geometry.left, y: geometry.top, width: panel.cols * cell, height: panel.rows * cell }, canvas));
+    const mask = svg('path', { class: 'masked-cells', fill: `url(#${hatch})`, d: '' });
     const cursor = svg('rect', { width: cell - 1, height: cell - 1, fill: 'none', stroke: '#e0a100', 'stroke-width': 3, visibility: 'hidden' });
-    picture.append(cursor);
+    picture.append(mask, cursor);
     const caption = t('hm.head').replace('{h}', h) + (this.#run.summary.Hkv !== this.#run.summary.H ? ` · KV ${panel.kvHead}` : '');
     const figure = el('figure', { class: 'panel', tabindex: 0, role: 'img', 'data-b': b, 'data-h': h, 'aria-current': String(selected),
       'aria-label': t('hm.panelLabel').replace('{step}', t(`step.${step.id}`)).replace('{b}', b).replace('{h}', h).replace('{rows}', panel.rows).replace('{cols}', panel.cols) },
@@ -209,12 +291,12 @@ export class MhaHeatmapElement extends RunElement {
     figure.style.width = `${(geometry.width * 0.08).toFixed(2)}em`; // ~30 px cells at 15 px type; max-width keeps it inside the host's column
 
     const show = (r, c, event) => {
+      const { step: now, maskedAt } = this.#view;
       const i = panel.offset + r * panel.cols + c;
       const masked = maskedAt(i);
-      const value = step.data[i];
-      const text = t('hm.readout').replace('{b}', b).replace('{h}', h).replace('{q}', labels.rows[r]).replace('{k}', labels.cols[c])
-        .replace('{v}', masked && step.id === 'weights' ? `${formatValue(value)} (${t('hm.masked')})` : formatValue(value));
-      readout.textContent = text;
+      const value = now.data[i];
+      readout.textContent = t('hm.readout').replace('{b}', b).replace('{h}', h).replace('{q}', labels.rows[r]).replace('{k}', labels.cols[c])
+        .replace('{v}', masked && now.id === 'weights' ? `${formatValue(value)} (${t('hm.masked')})` : formatValue(value));
       cursor.setAttribute('x', geometry.cellX(c));
       cursor.setAttribute('y', geometry.cellY(r));
       cursor.setAttribute('visibility', 'visible');
@@ -225,7 +307,11 @@ export class MhaHeatmapElement extends RunElement {
       const scaleX = picture.getBoundingClientRect().width / geometry.width;
       const left = event ? box.left : box.left + (geometry.cellX(c) + cell) * scaleX;
       const top = event ? box.top : box.top + geometry.cellY(r) * scaleX;
-      tip.style.left = `${left - hostBox.left + 12}px`;
+      // Right of the pointer, or left of it near the right edge: the page's sections clip what
+      // sticks out of them (content-visibility), so the tip stays inside the heatmaps' box.
+      const right = left - hostBox.left + 12;
+      const width = tip.offsetWidth;
+      tip.style.left = `${right + width > hostBox.width ? Math.max(0, right - 24 - width) : right}px`;
       tip.style.top = `${top - hostBox.top - 28}px`;
     };
     const hide = () => { cursor.setAttribute('visibility', 'hidden'); tip.hidden = true; };
@@ -256,22 +342,38 @@ export class MhaHeatmapElement extends RunElement {
       this.#active = { panel: `${b}.${h}`, ...next };
       show(next.r, next.c);
     });
-    return figure;
+    return { panel, figure, canvas, mask, show, hide };
   }
 
-  #table(step, maskedAt, labels, t) {
+  // The table view of the selected head. Its header (the tokens) is built now; its T×Tk cells are
+  // built when the reader opens it (and again for each new run while it is open), which keeps a
+  // closed table of 16 K cells at T=128 from costing every run.
+  #table(t) {
+    const { step, labels } = this.#view;
     const panel = heatmapPanels(step, this.#run.summary.Hkv).find((p) => p.b === this.batch && p.h === this.head);
+    const tbody = el('tbody', {});
     const table = el('table', {},
       el('caption', { class: 'visually-hidden' }, t('hm.tableCaption').replace('{step}', t(`step.${step.id}`)).replace('{b}', panel.b).replace('{h}', panel.h)),
       el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, `${t('hm.query')} \\ ${t('hm.key')}`), labels.cols.map((label) => el('th', { scope: 'col' }, label)))),
-      el('tbody', {}, Array.from({ length: panel.rows }, (_, r) => el('tr', {}, el('th', { scope: 'row' }, labels.rows[r]),
+      tbody);
+    const details = el('details', { class: 'table-view' },
+      el('summary', {}, t('hm.table').replace('{b}', panel.b).replace('{h}', panel.h).replace('{n}', formatCount(panel.rows * panel.cols))), table);
+    const fill = () => {
+      const { step: now, maskedAt } = this.#view;
+      tbody.replaceChildren(...Array.from({ length: panel.rows }, (_, r) => el('tr', {}, el('th', { scope: 'row' }, labels.rows[r]),
         Array.from({ length: panel.cols }, (_, c) => {
           const i = panel.offset + r * panel.cols + c;
           const masked = maskedAt(i);
-          return el('td', { class: masked ? 'masked mono' : 'mono', 'data-value': step.data[i] }, formatValue(step.data[i]), masked && step.id === 'weights' ? ` (${t('hm.masked')})` : '');
-        })))));
-    return el('details', { class: 'table-view' },
-      el('summary', {}, t('hm.table').replace('{b}', panel.b).replace('{h}', panel.h).replace('{n}', formatCount(panel.rows * panel.cols))), table);
+          return el('td', { class: masked ? 'masked mono' : 'mono', 'data-value': now.data[i] }, formatValue(now.data[i]), masked && now.id === 'weights' ? ` (${t('hm.masked')})` : '');
+        }))));
+      details.dataset.filled = 'true';
+    };
+    details.addEventListener('toggle', () => { if (details.open && !details.dataset.filled) fill(); });
+    const refresh = () => {
+      if (details.open) fill();
+      else if (details.dataset.filled) { tbody.replaceChildren(); delete details.dataset.filled; }
+    };
+    return { details, refresh };
   }
 
   #fileName(ext) {
@@ -281,11 +383,26 @@ export class MhaHeatmapElement extends RunElement {
   /** The selected heatmap as a standalone SVG document (with its title, labels and range). */
   exportSvg() {
     const figure = this.shadowRoot.querySelector(`figure.panel[data-b="${this.batch}"][data-h="${this.head}"]`) ?? this.shadowRoot.querySelector('figure.panel');
+    const { panel } = this.#built.pictures.find((picture) => picture.figure === figure);
+    const { step, scale, maskedAt } = this.#view;
+    const { geometry } = this.#built;
     const source = figure.querySelector('svg');
     const [, , width, height] = source.getAttribute('viewBox').split(' ').map(Number);
     const copy = source.cloneNode(true);
     copy.removeAttribute('aria-hidden');
-    copy.querySelectorAll('[visibility="hidden"]').forEach((node) => node.remove());
+    copy.querySelectorAll('[visibility="hidden"], foreignObject, path.masked-cells').forEach((node) => node.remove());
+    // The cells as vector rectangles with their values: the file does not depend on a canvas.
+    const hatch = `url(#${copy.querySelector('pattern').id})`;
+    const cells = [];
+    for (let r = 0; r < panel.rows; r++) {
+      for (let c = 0; c < panel.cols; c++) {
+        const i = panel.offset + r * panel.cols + c;
+        const masked = maskedAt(i);
+        cells.push(svg('rect', { x: geometry.cellX(c), y: geometry.cellY(r), width: geometry.cell - 1, height: geometry.cell - 1,
+          fill: masked ? hatch : scale.color(step.data[i]), 'data-r': r, 'data-c': c, 'data-value': step.data[i], 'data-masked': masked ? '1' : null }));
+      }
+    }
+    copy.insertBefore(svg('g', { class: 'cells' }, cells), copy.querySelector('rect[stroke]'));
     copy.querySelectorAll('[fill="currentColor"]').forEach((node) => node.setAttribute('fill', '#1d1f24'));
     const t = tr(langOf(this));
     const title = `${t(`step.${this.stepId}`)} · b=${figure.dataset.b} · ${t('hm.head').replace('{h}', figure.dataset.h)}`;

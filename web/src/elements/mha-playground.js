@@ -15,7 +15,7 @@ import { ImportError, checkImportSize, importConfig } from '../config-import.js'
 import { localizeMessage } from '../messages.js';
 import { renderMath } from '../math.js';
 import { parameterFormula } from '../walkthrough-text.js';
-import { baseStyles, download, el, getEngine, langOf, localizedError, sheet, svg, tr } from './shared.js';
+import { baseStyles, download, el, getEngine, langOf, localizedError, patchChildren, sheet, svg, tr } from './shared.js';
 import './define.js';
 
 // Controls in the order they appear, with the engine's field name each one sets.
@@ -39,6 +39,12 @@ const MAX_MATRIX = 8; // rows and columns shown of each mistake's matrices // a 
 
 const STYLES = sheet(`
 section.block { margin: 1.2em 0; padding: 0.8em 1em; background: var(--panel); border-radius: 10px; }
+/* The panels below the heatmaps are not styled, laid out or painted while off screen (they stay
+   in the accessibility tree and in find-in-page): a changed control then costs what is on screen,
+   not the whole page. auto remembers each section's last size for the scrollbar. Not on the
+   sections with the controls and the elements: Chromium then left their content without boxes
+   after typing in a control while scrolled far down (tests/browser/page.test.js). */
+section.lessons, section.mistakes, section.quiz, section.export { content-visibility: auto; contain-intrinsic-size: auto 30em; }
 section.block > h2 { margin: 0 0 0.5em; font-size: 1.2em; }
 form.controls { display: grid; grid-template-columns: repeat(auto-fill, minmax(8.5em, 1fr)); gap: 0.6em 0.9em; align-items: start; }
 .field { display: flex; flex-direction: column; gap: 0.15em; min-width: 0; }
@@ -99,6 +105,9 @@ export class MhaPlaygroundElement extends HTMLElement {
   #quizVariant = 0;
   #configKey = null; // the config last run, so a blur's change event does not redraw the same run
   #cache = new Map();
+  #probeRuns = new Map(); // the mistakes panel's fixed side runs (the 1/√D trend), by config
+  #shown = {}; // what the lessons and quiz panels show now, so an unchanged panel is not rebuilt
+  #offscreen = new WeakSet(); // sections the browser skips for now
   #listeners = [];
 
   constructor() {
@@ -203,6 +212,8 @@ export class MhaPlaygroundElement extends HTMLElement {
     embedButton.addEventListener('click', () => this.#showEmbed(embedBox));
     const importBox = this.#importBox(t);
 
+    this.#shown = {}; // new, empty panels
+    this.#offscreen = new WeakSet();
     this.#root.replaceChildren(
       el('section', { class: 'block', 'aria-labelledby': 'h-controls' }, el('h2', { id: 'h-controls' }, t('ctl.title')), form,
         el('p', { class: 'error general-error', id: 'error-config', role: 'alert' }),
@@ -213,7 +224,13 @@ export class MhaPlaygroundElement extends HTMLElement {
       el('section', { class: 'block lessons', 'aria-labelledby': 'h-lessons' }, el('h2', { id: 'h-lessons' }, t('lessons.title')), el('div', { class: 'cards' })),
       el('section', { class: 'block mistakes', 'aria-labelledby': 'h-mistakes' }, el('h2', { id: 'h-mistakes' }, t('mistakes.title')), el('p', { class: 'note' }, t('mistakes.intro')), el('div', { class: 'cards' })),
       el('section', { class: 'block quiz', 'aria-labelledby': 'h-quiz' }, el('h2', { id: 'h-quiz' }, t('quiz.title')), el('div', { class: 'quiz-body' })),
-      el('section', { class: 'block', 'aria-labelledby': 'h-export' }, el('h2', { id: 'h-export' }, t('export.title')), el('div', { class: 'exports-row' }, exportJson, embedButton), el('p', { class: 'note' }, t('export.note')), embedBox));
+      el('section', { class: 'block export', 'aria-labelledby': 'h-export' }, el('h2', { id: 'h-export' }, t('export.title')), el('div', { class: 'exports-row' }, exportJson, embedButton), el('p', { class: 'note' }, t('export.note')), embedBox));
+    // Which sections the browser is skipping (off screen, content-visibility: auto).
+    for (const section of this.#root.querySelectorAll('section.block')) {
+      section.addEventListener('contentvisibilityautostatechange', (event) => {
+        if (event.skipped) this.#offscreen.add(section); else this.#offscreen.delete(section);
+      });
+    }
     this.#syncControls();
   }
 
@@ -342,8 +359,22 @@ export class MhaPlaygroundElement extends HTMLElement {
     return this.#cache.get(key);
   }
 
+  /** The trend's runs are the same few configs every time: run each once. */
+  #probeRun(config) {
+    const key = JSON.stringify(config);
+    if (!this.#probeRuns.has(key)) {
+      if (this.#probeRuns.size > 16) this.#probeRuns.clear();
+      this.#probeRuns.set(key, this.#engine.run(config));
+    }
+    return this.#probeRuns.get(key);
+  }
+
   #renderLessons(run, t) {
     const s = run.summary;
+    // The lessons read only sizes and options (the summary), never values: a new seed keeps them.
+    const key = `${this.#lang} ${JSON.stringify(s)}`;
+    if (this.#shown.lessons === key) return;
+    this.#shown.lessons = key;
     const cards = this.#root.querySelector('.lessons .cards');
 
     // Parameters: the same for every H that divides C, because D shrinks as H grows.
@@ -452,7 +483,7 @@ export class MhaPlaygroundElement extends HTMLElement {
         r.rows.slice(0, 2 * MAX_MATRIX).map((row) => el('tr', { 'data-scrambled': String(row.scrambled) }, el('th', {}, `h${row.h} · ${labels[row.t] ?? row.t}`),
           el('td', { class: row.scrambled ? 'holds label-wrong' : 'holds label-right' }, t('mistakes.holdsText').replace('{token}', labels[row.token] ?? row.token).replace('{h}', row.tokenHead))))));
 
-    const n = noScale(run, (config) => this.#engine.run(config));
+    const n = noScale(run, (config) => this.#probeRun(config));
     const scale = card('noScale', t('mistakes.noScale'),
       el('p', { 'data-result': 'peak' }, t('mistakes.peak').replace('{wrong}', formatValue(n.wrongPeak, 3)).replace('{right}', formatValue(n.rightPeak, 3)).replace('{uniform}', formatValue(1 / s.Tk, 3))),
       pair(this.#matrix(n.wrong, { labels }), this.#matrix(n.right, { labels })),
@@ -460,12 +491,20 @@ export class MhaPlaygroundElement extends HTMLElement {
       el('table', { class: 'matrix' }, el('tr', {}, el('th', {}, 'D'), el('th', {}, t('mistakes.wrong')), el('th', {}, t('mistakes.right'))),
         n.trend.map((row) => el('tr', { 'data-d': row.D }, el('td', {}, row.D), el('td', {}, formatValue(row.wrong, 3)), el('td', {}, formatValue(row.right, 3))))));
 
-    cards.replaceChildren(projection, transpose, softmaxCard, reshape, scale);
+    // On screen, a new seed changes only numbers in place (little to lay out again); off screen
+    // nothing is laid out until it is seen, so swapping in the new cards is cheaper than comparing.
+    const fresh = [projection, transpose, softmaxCard, reshape, scale];
+    if (this.#offscreen.has(cards.closest('section'))) cards.replaceChildren(...fresh);
+    else patchChildren(cards, fresh);
   }
 
   #renderQuiz(run, t) {
     const body = this.#root.querySelector('.quiz-body');
     const questions = makeQuestions(run, this.#quizVariant);
+    // The same questions (a new seed asks about the same shapes) keep the reader's answers.
+    const key = `${this.#lang} ${this.#quizVariant} ${JSON.stringify(questions)}`;
+    if (this.#shown.quiz === key) return;
+    this.#shown.quiz = key;
     const list = el('ol', { class: 'quiz' }, questions.map((question, i) => {
       let text = t(question.key);
       for (const [name, value] of Object.entries(question.params)) text = text.replaceAll(`{${name}}`, value);

@@ -2,7 +2,7 @@
 // each shape as axis chips. The run comes in as the `run` property, from its own config
 // (attributes or `config`), or from the element named by `for`; clicking a shape fires `mha-step`.
 import { chainSteps } from '../format.js';
-import { RunElement, SOURCE_ATTRIBUTES, axisChip, el, langOf, sheet, tr } from './shared.js';
+import { RunElement, SOURCE_ATTRIBUTES, axisChip, el, langOf, patchChildren, sheet, tr } from './shared.js';
 
 const STYLES = sheet(`
 ol { list-style: none; display: flex; flex-wrap: wrap; align-items: center; gap: 0.2em 0.3em; margin: 0; padding: 0; }
@@ -18,8 +18,16 @@ export class MhaShapesElement extends RunElement {
   static get observedAttributes() { return ['lang', 'current', ...SOURCE_ATTRIBUTES]; }
 
   #run = null;
+  #drawnKey = null;
 
-  constructor() { super(STYLES); }
+  constructor() {
+    super(STYLES);
+    // One handler for the life of the element: the list is patched, not rebuilt, between runs.
+    this.shadowRoot.addEventListener('click', (event) => {
+      const button = event.target.closest('button[data-id]');
+      if (button) this.dispatchEvent(new CustomEvent('mha-step', { bubbles: true, composed: true, detail: { step: button.dataset.id } }));
+    });
+  }
 
   get run() { return this.#run; }
   set run(run) { this.takeRun(run); }
@@ -36,14 +44,16 @@ export class MhaShapesElement extends RunElement {
     const lang = langOf(this);
     const t = tr(lang);
     const current = this.getAttribute('current');
-    const list = el('ol', { 'aria-label': t('shapes.label') }, chainSteps(this.#run.steps).map((step) => el('li', {},
+    const chain = chainSteps(this.#run.steps);
+    // The chain shows shapes only: a new run of the same shapes (another seed) changes nothing.
+    const key = JSON.stringify([lang, current, chain.map((step) => [step.id, step.shape, step.axes])]);
+    if (key === this.#drawnKey && this.shadowRoot.querySelector('ol')) return;
+    this.#drawnKey = key;
+    const list = el('ol', { 'aria-label': t('shapes.label') }, chain.map((step) => el('li', {},
       el('button', { type: 'button', 'data-id': step.id, 'aria-current': step.id === current ? 'step' : null, 'aria-label': `${t(`step.${step.id}`)} [${step.shape.join(',')}]` },
         el('span', { class: 'id' }, step.id),
         el('span', {}, step.axes.map((axis, i) => axisChip(axis, step.shape[i], lang)))))));
-    list.addEventListener('click', (event) => {
-      const button = event.target.closest('button[data-id]');
-      if (button) this.dispatchEvent(new CustomEvent('mha-step', { bubbles: true, composed: true, detail: { step: button.dataset.id } }));
-    });
-    this.shadowRoot.replaceChildren(list);
+    // Patched in place: another step or language changes a few attributes and texts.
+    patchChildren(this.shadowRoot, [list]);
   }
 }

@@ -11,7 +11,7 @@ import { cellSources, changeKind, inputOf, pictureLayout } from '../tensor-pictu
 import { keyLabels, shortLabel } from '../heatmap-layout.js';
 import { formulaLatex, memoryLayout, stepAnswers } from '../walkthrough-text.js';
 import { renderMath } from '../math.js';
-import { RunElement, SOURCE_ATTRIBUTES, axisChip, el, langOf, reducedMotion, sheet, svg, tr } from './shared.js';
+import { RunElement, SOURCE_ATTRIBUTES, axisChip, el, langOf, patchChildren, reducedMotion, sheet, svg, tr } from './shared.js';
 
 const UNIT = 10; // SVG units per cell in the tensor picture
 const MAX_PICTURE_CELLS = 4096; // more cells than this would be unreadable and slow to animate
@@ -55,6 +55,9 @@ export class MhaWalkthroughElement extends RunElement {
   #tokens = null;
   #index = 0;
   #shownId = null;
+  #drawnKey = null; // what the step list was drawn for
+  #detailKey = null; // what the step's text and picture were drawn for
+  #layoutOpen = false; // the reader opened the memory layout
   #timer = null;
   #onKey = (event) => this.#handleKey(event);
 
@@ -157,11 +160,23 @@ export class MhaWalkthroughElement extends RunElement {
       return;
     }
     const steps = this.#visibleSteps();
+    // A new run of the same steps and shapes (another seed) keeps the list and the layout of the
+    // step; only the numbers in it change.
+    const key = JSON.stringify([lang, steps.map((step) => [step.id, step.shape]), this.#tokens]);
+    if (key === this.#drawnKey && this.shadowRoot.querySelector('.body')) {
+      this.shadowRoot.querySelectorAll('.steps button').forEach((button, i) => {
+        if (i === this.#index) button.setAttribute('aria-current', 'step'); else button.removeAttribute('aria-current');
+      });
+      this.#shownId = null;
+      this.#renderDetail(false);
+      return;
+    }
+    this.#drawnKey = key;
     const list = el('ol', {}, steps.map((step, i) => el('li', {}, el('button', { type: 'button', 'data-id': step.id, 'aria-current': i === this.#index ? 'step' : null },
       el('span', {}, `${i + 1}. ${t(`step.${step.id}`)}`), el('span', { class: 'shape mono' }, shapeText(step.shape))))));
     list.addEventListener('click', (event) => {
       const button = event.target.closest('button[data-id]');
-      if (button) this.#goTo(steps.findIndex((s) => s.id === button.dataset.id), { animate: true, emit: true });
+      if (button) this.#goTo(this.#visibleSteps().findIndex((s) => s.id === button.dataset.id), { animate: true, emit: true });
     });
     const nav = el('nav', { class: 'steps', 'aria-label': t('wt.steps') }, list);
     const detail = el('div', { class: 'detail' },
@@ -206,11 +221,21 @@ export class MhaWalkthroughElement extends RunElement {
   #renderDetail(animate) {
     const body = this.shadowRoot.querySelector('.body');
     if (!body) return;
-    this.#renderToolbar();
     const lang = langOf(this);
-    const t = tr(lang);
     const steps = this.#run.steps;
     const step = this.#visibleSteps()[this.#index];
+    // Everything but the picture's colours follows from the step's sizes, layout and op: the same
+    // step of a new run of the same shapes (another seed) only recolours the cells.
+    const key = JSON.stringify([lang, this.#index, this.#visibleSteps().length, step.id, step.op, step.shape, step.strides, step.contiguous,
+      step.changesValues, step.formula, step.shapeFormula, this.#run.summary, this.#tokens, Boolean(this.#timer)]);
+    if (!animate && key === this.#detailKey && body.firstChild) {
+      this.#recolor(body, step);
+      this.#shownId = step.id;
+      return;
+    }
+    this.#detailKey = animate ? null : key;
+    this.#renderToolbar();
+    const t = tr(lang);
     const answers = stepAnswers(step, steps);
     const yesNo = (value) => (value ? t('cli.yes') : t('cli.no'));
     const formula = el('div', { class: 'formula', 'aria-label': step.formula });
@@ -220,7 +245,9 @@ export class MhaWalkthroughElement extends RunElement {
       : `${yesNo(answers.changesCount)} — ${formatCount(answers.countBefore)} → ${formatCount(answers.countAfter)}`;
     const axesAnswer = el('span', {}, axisChip(answers.rowAxis, step.shape.at(-2), lang), ` ${t('wt.rows')}: ${t(`axis.${answers.rowAxis}`)}; `,
       axisChip(answers.colAxis, step.shape.at(-1), lang), ` ${t('wt.cols')}: ${t(`axis.${answers.colAxis}`)}`);
-    body.replaceChildren(
+    // Without an animation the step is patched in place: the same step of a new run changes only
+    // its numbers. An animated step gets new cells to animate.
+    (animate ? (...children) => body.replaceChildren(...children) : (...children) => patchChildren(body, children))(
       el('h3', { 'data-step': step.id }, `${this.#index + 1}. ${t(`step.${step.id}`)}`),
       formula,
       el('p', { class: 'numbers' }, el('code', { class: 'shape-formula' }, step.shapeFormula)),
@@ -234,9 +261,23 @@ export class MhaWalkthroughElement extends RunElement {
     this.#shownId = step.id;
   }
 
+  // The picture's cells in the colours of this run's values (the cells are the step's elements in
+  // order; nothing else in the step depends on the values).
+  #recolor(body, step) {
+    const rects = body.querySelectorAll('figure.picture svg > g > rect');
+    if (rects.length !== step.numel) return;
+    const scale = scaleFor(step);
+    for (let i = 0; i < rects.length; i++) {
+      const value = step.data[i];
+      const fill = value === -Infinity ? 'url(#wt-hatch)' : scale.color(value);
+      if (rects[i].getAttribute('fill') !== fill) rects[i].setAttribute('fill', fill);
+    }
+  }
+
+  // Once the reader opens the memory layout it stays open from step to step and run to run.
   #layoutTable(step, t) {
     const layout = memoryLayout(step);
-    return el('details', { class: 'layout' },
+    const details = el('details', { class: 'layout', open: this.#layoutOpen },
       el('summary', {}, `${t('wt.memory')}: ${step.contiguous ? t('cli.contiguous') : t('cli.view')}`),
       el('table', {},
         el('tr', {}, el('th', { scope: 'row' }, t('cli.axes')), step.axes.map((a) => el('td', {}, a))),
@@ -244,6 +285,8 @@ export class MhaWalkthroughElement extends RunElement {
         el('tr', { 'data-row': 'strides' }, el('th', { scope: 'row' }, t('cli.strides')), layout.strides.map((s) => el('td', {}, s))),
         el('tr', {}, el('th', { scope: 'row' }, t('wt.rowMajor')), layout.rowMajor.map((s) => el('td', {}, s)))),
       el('p', { class: 'note' }, t(layout.note)));
+    details.addEventListener('toggle', () => { this.#layoutOpen = details.open; });
+    return details;
   }
 
   #picture(step, animate) {

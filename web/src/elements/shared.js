@@ -221,6 +221,47 @@ export function el(tag, attributes = {}, ...children) {
   return node;
 }
 
+/**
+ * Makes `parent`'s children look like `children` (freshly built nodes), changing only what
+ * differs: a node of the same name keeps its place (and its open/closed or scroll state) and
+ * gets the new attributes and text; other nodes are swapped in. A new run of the same shapes
+ * then changes a few numbers in place instead of making the browser style and lay out a whole
+ * new subtree. For subtrees whose listeners do not depend on the run (old nodes keep theirs).
+ */
+export function patchChildren(parent, children) {
+  const old = [...parent.childNodes];
+  const next = children.flat().filter((child) => child !== null && child !== undefined && child !== false)
+    .map((child) => (child instanceof Node ? child : document.createTextNode(String(child))));
+  next.forEach((node, i) => {
+    if (i >= old.length) parent.append(node);
+    else patch(old[i], node);
+  });
+  for (let i = next.length; i < old.length; i++) old[i].remove();
+}
+
+function patch(current, next) {
+  if (current.nodeType !== next.nodeType || current.nodeName !== next.nodeName || current.namespaceURI !== next.namespaceURI) {
+    current.replaceWith(next);
+    return;
+  }
+  if (current.nodeType !== Node.ELEMENT_NODE) {
+    if (current.nodeValue !== next.nodeValue) current.nodeValue = next.nodeValue;
+    return;
+  }
+  // Whether a <details> is open is the reader's choice, not data: it stays as the reader left it.
+  const readerState = (name) => name === 'open' && current.localName === 'details';
+  for (const name of current.getAttributeNames()) if (!next.hasAttribute(name) && !readerState(name)) current.removeAttribute(name);
+  for (const name of next.getAttributeNames()) {
+    if (readerState(name)) continue;
+    const value = next.getAttribute(name);
+    if (current.getAttribute(name) === value) continue;
+    // Styles go through the CSSOM: a strict CSP (style-src-attr) refuses setAttribute('style').
+    if (name === 'style') current.style.cssText = next.style.cssText;
+    else current.setAttribute(name, value);
+  }
+  patchChildren(current, [...next.childNodes]);
+}
+
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 export function svg(tag, attributes = {}, ...children) {
