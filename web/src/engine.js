@@ -222,7 +222,10 @@ class Engine {
   run(config) {
     const { json, tensors } = splitConfig(config);
     const lazy = config.snapshots === 'lazy';
-    const { metadata, warnings, changes, steps: values, output, weights: seededWeights, buffers } = this.#trace(json, tensors, { stepValues: !lazy });
+    // Whether the engine may stream the scores-sized steps (from 65,536 values each, bindings.cpp):
+    // a toy run is spared passing it a function.
+    const streamable = !(Number(config.B) * Number(config.H) * Number(config.T) * Number(config.Tk ?? config.T) < 65536);
+    const { metadata, warnings, changes, steps: values, output, weights: seededWeights, buffers } = this.#trace(json, tensors, { stepValues: !lazy, streamable });
     // One literal of one shape for every step (a spread of the cached metadata is slower).
     const steps = metadata.steps.map((m, i) => ({
       id: m.id, title: m.title, op: m.op, formula: m.formula, shapeFormula: m.shapeFormula, shape: m.shape,
@@ -279,7 +282,7 @@ class Engine {
   // Runs the engine on a config's JSON and tensors and copies out what the caller wants into one
   // owned buffer before the engine frees the run: every step's values (`stepValues`), the output
   // and the seeded weights. Returns { metadata, warnings, changes, steps, output, weights }.
-  #trace(json, tensors, { cacheMetadata = true, stepValues = true, withOutput = true, withWeights = true } = {}) {
+  #trace(json, tensors, { cacheMetadata = true, stepValues = true, withOutput = true, withWeights = true, streamable = true } = {}) {
     const module = this.#module;
     // The keys of the metadata held here, or "=" when they are what the engine was told last.
     let known = '=';
@@ -297,7 +300,7 @@ class Engine {
         streamError ??= error;  // thrown into the engine, it would skip the engine's clean-up
       }
     };
-    const text = module.run(json, Object.keys(tensors).length ? tensors : null, known, stepValues ? stream : undefined);
+    const text = module.run(json, Object.keys(tensors).length ? tensors : null, known, stepValues && streamable ? stream : undefined);
     if (text[0] === '!') throw new MhaError(JSON.parse(text.slice(1)));  // the engine refused the config
     try {
       if (streamError) throw streamError;
