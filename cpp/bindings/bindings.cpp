@@ -271,41 +271,38 @@ std::string trace_text(const mha::Trace& t, const std::string& key, bool describ
     return text;
 }
 
-// Runs `fn`, turning every exception into an error value so that nothing aborts the module.
-template <class Fn>
-val guarded(Fn&& fn) {
+// Runs `fn`, turning every exception into what `fail(code, field, message)` makes of it, so that
+// nothing aborts the module.
+template <class Fn, class Fail>
+auto guarded_with(Fn&& fn, Fail&& fail) -> decltype(fn()) {
     try {
         return fn();
     } catch (const mha::MhaError& e) {
-        return failure(mha::code_name(e.code()), e.field(), e.what());
+        return fail(mha::code_name(e.code()), e.field(), e.what());
     } catch (const std::bad_alloc&) {
-        return failure("out_of_memory", "memoryCap",
-                       "The engine ran out of memory for this config: lower B, T, Tk or H, or memoryCap.");
+        return fail("out_of_memory", "memoryCap",
+                    "The engine ran out of memory for this config: lower B, T, Tk or H, or memoryCap.");
     } catch (const std::exception& e) {
-        return failure("internal", "", std::string("Internal engine error: ") + e.what());
+        return fail("internal", "", std::string("Internal engine error: ") + e.what());
     }
 }
 
-// The same for a function that returns text: an error comes back as "!" and {code, field,
-// message} as JSON. run() returns its trace this way: building a JS object for the result (one
-// Embind property write per field) cost a fifth of a toy-size run without snapshots.
+// An error as a value {ok: false, error: {code, field, message}}.
+template <class Fn>
+val guarded(Fn&& fn) {
+    return guarded_with(std::forward<Fn>(fn), failure);
+}
+
+// For a function that returns text: an error comes back as "!" and {code, field, message} as
+// JSON. run() returns its trace this way: building a JS object for the result (one Embind
+// property write per field) cost a fifth of a toy-size run without snapshots.
 template <class Fn>
 std::string guarded_text(Fn&& fn) {
-    const auto error = [](const std::string& code, const std::string& field, const std::string& message) {
+    return guarded_with(std::forward<Fn>(fn), [](const std::string& code, const std::string& field, const std::string& message) {
         JsonWriter j;
         j.open('{').key("code").string(code).key("field").string(field).key("message").string(message).close('}');
         return "!" + j.take();
-    };
-    try {
-        return fn();
-    } catch (const mha::MhaError& e) {
-        return error(mha::code_name(e.code()), e.field(), e.what());
-    } catch (const std::bad_alloc&) {
-        return error("out_of_memory", "memoryCap",
-                     "The engine ran out of memory for this config: lower B, T, Tk or H, or memoryCap.");
-    } catch (const std::exception& e) {
-        return error("internal", "", std::string("Internal engine error: ") + e.what());
-    }
+    });
 }
 
 // The metadata keys engine.js last said it holds ('|'-separated). It sends them again only when
