@@ -145,7 +145,7 @@ public:
         return close(']');
     }
     std::string take() { return std::move(out_); }
-    JsonWriter() { out_.reserve(8192); }
+    explicit JsonWriter(std::size_t expected_size = 0) { out_.reserve(expected_size); }
 
 private:
     void comma() {
@@ -161,7 +161,7 @@ private:
 // the seed, or a page redraws, it is the same text run after run.
 std::string metadata_json(const mha::Trace& t) {
     const mha::Dims& d = t.dims;
-    JsonWriter j;
+    JsonWriter j(8192);  // about 5.6 KB at the toy size
     j.open('{').key("summary").open('{');
     j.key("B").number(d.B).key("T").number(d.T).key("Tk").number(d.Tk).key("C").number(d.C);
     j.key("H").number(d.H).key("Hkv").number(d.Hkv).key("D").number(d.D);
