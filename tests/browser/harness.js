@@ -2,6 +2,9 @@
 // Chromium driven by playwright-core, and pages that record every console error, page error and
 // CSP violation so that a test can fail on them.
 import { mkdirSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/serve.js';
 import { createEngine } from '../../web/src/engine.js';
@@ -10,6 +13,20 @@ export const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname;
 mkdirSync(ARTIFACTS, { recursive: true });
 
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/**
+ * A tutorial site in a new temporary folder: the widget bundle and its .wasm in lib/, as a host
+ * page would copy them, and the site's own favicon (a data: URL would break a strict img-src).
+ * Returns the folder; the caller writes its pages and removes it.
+ */
+export async function makeHostSite(prefix) {
+  const site = await mkdtemp(join(tmpdir(), prefix));
+  await mkdir(join(site, 'lib'));
+  const dist = new URL('../../web/dist/', import.meta.url).pathname;
+  for (const file of ['mha-lens.js', 'mha_engine.wasm']) await copyFile(join(dist, file), join(site, 'lib', file));
+  await copyFile(new URL('../../web/favicon.svg', import.meta.url).pathname, join(site, 'favicon.svg'));
+  return site;
+}
 
 // Generous: the machine is a shared 2-core box.
 export const TIMEOUT = 60_000;

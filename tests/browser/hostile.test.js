@@ -8,17 +8,15 @@
 // memory grows. Expected messages come from the engine run here in Node.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.js';
-import { TIMEOUT, deep, heatmapCells, launch } from './harness.js';
+import { TIMEOUT, deep, heatmapCells, launch, makeHostSite } from './harness.js';
 import { scaleFor } from '../../web/src/colors.js';
 import { STRINGS } from '../../web/src/i18n.js';
 import { MAX_IMPORT_DEPTH } from '../../web/src/config-import.js';
 
 const EN = STRINGS.en;
-const DIST = new URL('../../web/dist/', import.meta.url).pathname;
 const PAGE_MEMORY_CAP = 32 * 2 ** 20; // mha-playground.js
 
 // One word each (the tokens box splits on spaces), so each is one token whose label must read
@@ -40,10 +38,7 @@ let site;
 let host;
 before(async () => {
   env = await launch();
-  site = await mkdtemp(join(tmpdir(), 'mha-lens-hostile-'));
-  await mkdir(join(site, 'lib'));
-  for (const file of ['mha-lens.js', 'mha_engine.wasm']) await copyFile(join(DIST, file), join(site, 'lib', file));
-  await copyFile(new URL('../../web/favicon.svg', import.meta.url).pathname, join(site, 'favicon.svg'));
+  site = await makeHostSite('mha-lens-hostile-');
   host = await startServer({ port: 0, root: site });
 });
 after(async () => {

@@ -3,14 +3,12 @@
 // strict CSP a host may set (HOST_CSP). Expected values come from the engine run here in Node.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.js';
-import { ARTIFACTS, TIMEOUT, deep, heatmapCells, launch } from './harness.js';
+import { ARTIFACTS, TIMEOUT, deep, heatmapCells, launch, makeHostSite } from './harness.js';
 import { scaleFor } from '../../web/src/colors.js';
 
-const DIST = new URL('../../web/dist/', import.meta.url).pathname;
 const XSS = '<img src=x onerror=alert(1)>';
 // The policy a careful tutorial site may send: no inline script or style, no eval, nothing but
 // its own origin. The widgets must work under it unchanged.
@@ -21,12 +19,8 @@ let site;
 let host;
 before(async () => {
   env = await launch();
-  site = await mkdtemp(join(tmpdir(), 'mha-lens-host-'));
-  await mkdir(join(site, 'lib'));
+  site = await makeHostSite('mha-lens-host-');
   await mkdir(join(site, 'pages', 'deep'), { recursive: true });
-  for (const file of ['mha-lens.js', 'mha_engine.wasm']) await copyFile(join(DIST, file), join(site, 'lib', file));
-  // The host's own icon: a data: URL would break its img-src 'self'.
-  await copyFile(new URL('../../web/favicon.svg', import.meta.url).pathname, join(site, 'favicon.svg'));
   await writeFile(join(site, 'pages', 'deep', 'host.html'), `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>host</title>
 <link rel="icon" href="/favicon.svg">
