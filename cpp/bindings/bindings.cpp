@@ -228,7 +228,7 @@ void lay_out(const mha::Trace& t, bool explicit_weights) {
     auto place = [&](const std::vector<float>& values) {
         if (total >= gather_below) return heap_index(values.data());
         const std::size_t at = pending_values.size();
-        pending_values.insert(pending_values.end(), values.begin(), values.end());
+        pending_values.insert(pending_values.end(), values.data(), values.data() + values.size());  // pointers: one memcpy
         return heap_index(pending_values.data() + at);  // reserved: the block does not move
     };
     std::vector<std::uint32_t>& words = pending_layout;
@@ -340,6 +340,25 @@ std::string run_config(mha::Config&& config, const val& stream) {
     return trace_text(*pending_trace, key, described, explicit_weights);
 }
 
+// Copies the explicit tensors into `config` and runs it (run() and run_fields()).
+std::string run_with_tensors(mha::Config&& config, const val& tensors, const val& stream) {
+    if (tensors.isNull()) return run_config(std::move(config), stream);  // nothing explicit: skip the lookups
+    // One property read per name (each is a call out to JS).
+    if (const val x = tensors["x"]; !x.isUndefined()) config.x = input_of(0, x, config);
+    if (const val kv = tensors["kv"]; !kv.isUndefined()) config.kv = input_of(1, kv, config);
+    const std::pair<const char*, std::vector<float> mha::Weights::*> weight_fields[] = {
+        {"Wq", &mha::Weights::Wq}, {"Wk", &mha::Weights::Wk}, {"Wv", &mha::Weights::Wv}, {"Wo", &mha::Weights::Wo},
+        {"bq", &mha::Weights::bq}, {"bk", &mha::Weights::bk}, {"bv", &mha::Weights::bv}, {"bo", &mha::Weights::bo}};
+    for (std::size_t i = 0; i < 8; ++i) {
+        const auto& [name, field] = weight_fields[i];
+        const val tensor = tensors[name];
+        if (tensor.isUndefined()) continue;
+        if (!config.weights) config.weights = mha::Weights{};
+        (*config.weights).*field = input_of(2 + i, tensor, config);
+    }
+    return run_config(std::move(config), stream);
+}
+
 // config_json: the config without its tensors; tensors: {x, kv, Wq, Wk, Wv, Wo, bq, bk, bv, bo}
 // as Float32Arrays, each optional, or null when there are none; known_metadata: the keys of the
 // metadata engine.js holds, '|'-separated ("" for none), or "=" for the same as the last call.
@@ -348,23 +367,46 @@ std::string run_config(mha::Config&& config, const val& stream) {
 // offset `offset` of scores-sized step `number` (of `total` values), or undefined.
 std::string run(const std::string& config_json, const val& tensors, const std::string& known_metadata, const val& stream) {
     if (known_metadata != "=") known_keys = known_metadata;  // first: before anything can throw
+    return guarded_text([&] { return run_with_tensors(mha::config_from_json(config_json), tensors, stream); });
+}
+
+// A plain config as numbers, written by engine.js into `wire_fields` (HEAPF64 from
+// fieldsAddress()) instead of as JSON: what a slider sends, run after run. engine.js uses it only
+// for a config that config_from_json would read without complaint, to the same Config (every
+// size a safe integer, seed 0…2³²−1, mask and snapshots known words, no other keys; see
+// wireFields() in engine.js), so its errors (validate()'s) are the JSON path's. Parsing the JSON
+// was a third of a toy-size run's instructions. NaN: the key is absent.
+//   [0] B [1] T [2] C [3] H [4] Tk [5] Hkv [6] bias 0/1 [7] seed [8] mask 0 none / 1 causal
+//   [9] snapshots 0 false / 1 true / 2 "lazy" [10] memoryCap [11] a weights object (its tensors
+//   are in `tensors`) [12] keyLengths count [13…] keyLengths
+constexpr std::size_t wire_key_lengths = 13, wire_max_key_lengths = 256;
+double wire_fields[wire_key_lengths + wire_max_key_lengths];
+
+double fields_address() { return static_cast<double>(reinterpret_cast<std::uintptr_t>(wire_fields) / sizeof(double)); }
+
+std::string run_fields(const val& tensors, const std::string& known_metadata, const val& stream) {
+    if (known_metadata != "=") known_keys = known_metadata;
     return guarded_text([&] {
-        mha::Config config = mha::config_from_json(config_json);
-        if (tensors.isNull()) return run_config(std::move(config), stream);  // nothing explicit: skip the lookups
-        // One property read per name (each is a call out to JS).
-        if (const val x = tensors["x"]; !x.isUndefined()) config.x = input_of(0, x, config);
-        if (const val kv = tensors["kv"]; !kv.isUndefined()) config.kv = input_of(1, kv, config);
-        const std::pair<const char*, std::vector<float> mha::Weights::*> weight_fields[] = {
-            {"Wq", &mha::Weights::Wq}, {"Wk", &mha::Weights::Wk}, {"Wv", &mha::Weights::Wv}, {"Wo", &mha::Weights::Wo},
-            {"bq", &mha::Weights::bq}, {"bk", &mha::Weights::bk}, {"bv", &mha::Weights::bv}, {"bo", &mha::Weights::bo}};
-        for (std::size_t i = 0; i < 8; ++i) {
-            const auto& [name, field] = weight_fields[i];
-            const val tensor = tensors[name];
-            if (tensor.isUndefined()) continue;
-            if (!config.weights) config.weights = mha::Weights{};
-            (*config.weights).*field = input_of(2 + i, tensor, config);
+        const double* f = wire_fields;
+        auto given = [&](std::size_t i) { return !std::isnan(f[i]); };
+        auto whole = [&](std::size_t i) { return static_cast<std::int64_t>(f[i]); };
+        mha::Config config;
+        config.B = whole(0), config.T = whole(1), config.C = whole(2), config.H = whole(3);
+        if (given(4)) config.Tk = whole(4);
+        if (given(5)) config.Hkv = whole(5);
+        if (given(6)) config.bias = f[6] != 0;
+        if (given(7)) config.seed = static_cast<std::uint32_t>(f[7]);
+        if (given(8)) config.mask = f[8] == 1 ? mha::MaskKind::causal : mha::MaskKind::none;
+        if (f[9] == 2) config.lazy = true;
+        else if (given(9)) config.snapshots = f[9] == 1;
+        if (given(10)) config.memory_cap = static_cast<std::uint64_t>(f[10]);
+        if (given(11)) config.weights = mha::Weights{};
+        if (given(12)) {
+            const auto count = std::min(static_cast<std::size_t>(f[12]), wire_max_key_lengths);
+            config.key_lengths.emplace(count);
+            for (std::size_t b = 0; b < count; ++b) (*config.key_lengths)[b] = whole(wire_key_lengths + b);
         }
-        return run_config(std::move(config), stream);
+        return run_with_tensors(std::move(config), tensors, stream);
     });
 }
 
@@ -407,6 +449,8 @@ void release_trace() {
 
 EMSCRIPTEN_BINDINGS(mha_lens) {
     emscripten::function("run", &run);
+    emscripten::function("runFields", &run_fields);
+    emscripten::function("fieldsAddress", &fields_address);
     emscripten::function("fromTorch", &from_torch);
     emscripten::function("matmul", &matmul);
     emscripten::function("releaseTrace", &release_trace);

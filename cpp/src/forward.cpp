@@ -276,7 +276,7 @@ Weights resolve_weights(const Config& config, const Dims& d) {
 
 tensor3 as_tensor3(const std::vector<float>& values, std::size_t d0, std::size_t d1, std::size_t d2) {
     tensor3 t = xt::empty<float>({d0, d1, d2});
-    std::copy(values.begin(), values.end(), t.begin());
+    std::copy(values.begin(), values.end(), t.data());
     return t;
 }
 
@@ -614,7 +614,7 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
                         shape_text({B, T, C}) + " @ " + shape_text({C, C}) + bias_text(C)};
     });
 
-    trace.output.assign(output.begin(), output.end());
+    trace.output.assign(output.data(), output.data() + output.size());
     return trace;
 }
 

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 
 import { createEngine, MhaError } from '../../web/src/engine.js';
+import { writeFields } from '../../web/src/wire-fields.js';
+import { CONFIGS } from './engine-helper.js';
 import { assertClose, loadFixtures } from './helpers.js';
 
 let engine;
@@ -233,4 +235,71 @@ test('1,000 runs in a row leave the wasm memory size unchanged after the first f
     try { engine.run({ ...configs[i % 3], seed: i }); } catch (error) { assert.ok(error instanceof MhaError); }
   }
   assert.equal(engine.memoryBytes, settled);
+});
+
+describe('two ways in: a plain config as numbers, any other as JSON', () => {
+  // engine.js hands a plain config to the engine as numbers (wire-fields.js, bindings.cpp
+  // run_fields) and anything else as JSON (config_from_json). `kv: null` (or `x: null`) means
+  // nothing to the JSON parser but is not plain: the same config then goes as JSON, and must give
+  // the same run, bit for bit, or the same error.
+  const asJson = (config) => (config.kv === undefined ? { ...config, kv: null } : { ...config, x: null });
+  // What engine.js writes: the config without the tensors it takes out (splitConfig).
+  const plain = (config) => writeFields(Object.fromEntries(Object.entries(config).filter(([key, value]) => !(['x', 'kv'].includes(key) && ArrayBuffer.isView(value)))), new Float64Array(300), 5);
+  const configs = [
+    ...CONFIGS,
+    { B: 2, T: 4, C: 8, H: 2, snapshots: false },
+    { B: 1, T: 3, Tk: null, C: 6, H: 3, Hkv: null, bias: true, seed: 4294967295, mask: 'none', memoryCap: 1e9, keyLengths: null },
+    { B: 2, T: 3, Tk: 4, C: 8, H: 4, Hkv: 2, mask: 'causal', keyLengths: [0, 4], seed: 12 },
+    { B: 1, T: 8, C: 16, H: 2, x: new Float32Array(128).fill(0.25), weights: {} },
+    // Refused by validate(), the same way both ways:
+    { B: 0, T: 4, C: 8, H: 2 },
+    { B: 2, T: -3, C: 8, H: 2 },
+    { B: 2, T: 4, C: 10, H: 4 },
+    { B: 2, T: 4, C: 8, H: 2, Hkv: 3 },
+    { B: 2, T: 4, C: 8, H: 2, keyLengths: [4] },
+    { B: 2, T: 4, C: 8, H: 2, keyLengths: [-1, 9] },
+    { B: 9007199254740991, T: 4, C: 8, H: 2 },
+    { B: 1, T: 4096, C: 768, H: 12 },
+    { B: 1, T: 64, C: 64, H: 2, memoryCap: 1000 },
+    { B: 2, T: 4, C: 8, H: 2, weights: {} },
+  ];
+  const outcome = (config) => {
+    try {
+      const run = engine.run(config);
+      return { steps: run.steps.map(({ id, data, changesValues }) => ({ id, data, changesValues })), output: run.output, weights: run.weights, warnings: run.warnings, summary: run.summary };
+    } catch (error) {
+      assert.ok(error instanceof MhaError, String(error));
+      return { code: error.code, field: error.field, message: error.message };
+    }
+  };
+
+  test('these configs are plain, and their JSON twins are not', () => {
+    for (const config of configs) {
+      assert.equal(plain(config), true, JSON.stringify(config));
+      assert.equal(plain(asJson(config)), false);
+    }
+  });
+
+  for (const config of configs) {
+    const name = JSON.stringify(config, (k, v) => (ArrayBuffer.isView(v) ? `[${v.length} values]` : v));
+    test(`${name}: the same run or error both ways`, () => {
+      assert.deepEqual(outcome(config), outcome(asJson(config)));
+    });
+  }
+
+  test('a lazy run\'s steps and slices are the same both ways', () => {
+    const config = { B: 2, T: 5, Tk: 7, C: 12, H: 4, Hkv: 2, mask: 'causal', snapshots: 'lazy', seed: 3 };
+    const [fields, json] = [engine.run(config), engine.run(asJson(config))];
+    assert.deepEqual(fields.step('weights', { batch: 1, head: 3 }).data, json.step('weights', { batch: 1, head: 3 }).data);
+    assert.deepEqual(fields.step('q').data, json.step('q').data);
+    assert.deepEqual(fields.output, json.output);
+  });
+
+  test('values the JSON parser names go as JSON', () => {
+    for (const [key, value] of [['B', 2.5], ['T', '4'], ['seed', -1], ['seed', 2 ** 32], ['mask', 'Causal'], ['snapshots', 'none'],
+      ['memoryCap', 0], ['bias', 1], ['keyLengths', [4, 2.5]], ['keyLengths', new Array(257).fill(1)], ['heads', 2], ['Tk', 2 ** 53]]) {
+      assert.equal(plain({ B: 2, T: 4, C: 8, H: 2, [key]: value }), false, `${key}: ${String(value).slice(0, 20)}`);
+    }
+    assert.equal(plain({ B: 2, T: 4, C: 8 }), false, 'a missing size');
+  });
 });

@@ -7,6 +7,7 @@
 // Works in Node and in browsers. Callers get plain objects and owned Float32Arrays: no Embind
 // handle and no view into the wasm heap (which memory growth would detach) ever leaves here.
 import createMhaModule from '../dist/mha_engine.mjs';
+import { writeFields } from './wire-fields.js';
 
 const TENSOR_KEYS = ['x', 'kv'];
 const WEIGHT_KEYS = ['Wq', 'Wk', 'Wv', 'Wo', 'bq', 'bk', 'bv', 'bo'];
@@ -96,7 +97,7 @@ function toJson(rest) {
   }
 }
 
-// The config as JSON for the engine's parser, with the tensors taken out as Float32Arrays.
+// The config's tensors taken out as Float32Arrays, and the rest (for the engine's parser).
 function splitConfig(config) {
   if (!isPlainObject(config)) {
     throw new MhaError({
@@ -121,7 +122,7 @@ function splitConfig(config) {
       rest[key] = value;
     }
   }
-  return { json: toJson(rest), tensors };
+  return { rest, tensors };
 }
 
 function unwrap(result) {
@@ -220,12 +221,14 @@ class Engine {
    * head})` then computes what is asked for.
    */
   run(config) {
-    const { json, tensors } = splitConfig(config);
+    const { rest, tensors } = splitConfig(config);
     const lazy = config.snapshots === 'lazy';
     // Whether the engine may stream the scores-sized steps (from 65,536 values each, bindings.cpp):
     // a toy run is spared passing it a function.
-    const streamable = !(Number(config.B) * Number(config.H) * Number(config.T) * Number(config.Tk ?? config.T) < 65536);
-    const { metadata, warnings, changes, steps: values, output, weights: seededWeights, buffers } = this.#trace(json, tensors, { stepValues: !lazy, streamable });
+    // (Only numbers are read: Number() of a value nested 100,000 deep overflows the stack.)
+    const size = (value) => (typeof value === 'number' ? value : NaN);
+    const streamable = !(size(config.B) * size(config.H) * size(config.T) * size(config.Tk ?? config.T) < 65536);
+    const { metadata, warnings, changes, steps: values, output, weights: seededWeights, buffers } = this.#trace(rest, tensors, { stepValues: !lazy, streamable });
     // One literal of one shape for every step (a spread of the cached metadata is slower).
     const steps = metadata.steps.map((m, i) => ({
       id: m.id, title: m.title, op: m.op, formula: m.formula, shapeFormula: m.shapeFormula, shape: m.shape,
@@ -243,8 +246,7 @@ class Engine {
     if (!lazy) return new Run(trace, null, recycle);
     // A lazy run asks the engine again, with the same config and tensors, for one step.
     const fetch = (step, slice) => {
-      const request = JSON.stringify({ id: step.id, batch: slice?.batch, head: slice?.head });
-      const asked = `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}"request":${request}}`;
+      const asked = { ...rest, request: { id: step.id, batch: slice?.batch, head: slice?.head } };
       const data = this.#trace(asked, tensors, { cacheMetadata: false, withOutput: false, withWeights: false }).steps[0];
       return slice ? sliceOf(step, data, slice) : { ...step, data };
     };
@@ -260,6 +262,8 @@ class Engine {
   #metadata = new Map();
   #keysHeld = '';  // the keys of #metadata, sorted, '|'-separated
   #keysSent = '';  // what the engine was last told they are
+
+  #fieldsAt;  // where the wire fields are, in HEAPF64 (bindings.cpp)
 
   // Buffers of released runs (run.release()), already paged in, for the next runs of their size.
   #spare = [];
@@ -279,11 +283,15 @@ class Engine {
     return at < 0 ? new ArrayBuffer(bytes) : this.#spare.splice(at, 1)[0];
   }
 
-  // Runs the engine on a config's JSON and tensors and copies out what the caller wants into one
-  // owned buffer before the engine frees the run: every step's values (`stepValues`), the output
-  // and the seeded weights. Returns { metadata, warnings, changes, steps, output, weights }.
-  #trace(json, tensors, { cacheMetadata = true, stepValues = true, withOutput = true, withWeights = true, streamable = true } = {}) {
+  // Runs the engine on a config (without its tensors: `rest` of splitConfig) and its tensors and
+  // copies out what the caller wants into one owned buffer before the engine frees the run: every
+  // step's values (`stepValues`), the output and the seeded weights.
+  // Returns { metadata, warnings, changes, steps, output, weights, buffers }.
+  #trace(rest, tensors, { cacheMetadata = true, stepValues = true, withOutput = true, withWeights = true, streamable = true } = {}) {
     const module = this.#module;
+    // As wire fields, or as JSON (which may throw, so before the engine is told anything below).
+    this.#fieldsAt ??= module.fieldsAddress();
+    const json = writeFields(rest, module.HEAPF64, this.#fieldsAt) ? null : toJson(rest);
     // The keys of the metadata held here, or "=" when they are what the engine was told last.
     let known = '=';
     if (!cacheMetadata) known = this.#keysSent = '';
@@ -300,7 +308,8 @@ class Engine {
         streamError ??= error;  // thrown into the engine, it would skip the engine's clean-up
       }
     };
-    const text = module.run(json, Object.keys(tensors).length ? tensors : null, known, stepValues && streamable ? stream : undefined);
+    const explicit = Object.keys(tensors).length ? tensors : null, streamTo = stepValues && streamable ? stream : undefined;
+    const text = json === null ? module.runFields(explicit, known, streamTo) : module.run(json, explicit, known, streamTo);
     if (text[0] === '!') throw new MhaError(JSON.parse(text.slice(1)));  // the engine refused the config
     try {
       if (streamError) throw streamError;

@@ -1,0 +1,69 @@
+// How engine.js hands a plain config to the engine: as numbers in the engine's wire fields
+// (bindings.cpp, run_fields) instead of as JSON. Writing and parsing JSON was a third of a
+// toy-size run, and a slider sends the same few plain keys run after run.
+
+const WIRE_KEY_LENGTHS = 13, WIRE_MAX_KEY_LENGTHS = 256;  // as in bindings.cpp
+
+const isPlainObject = (value) =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value);
+
+/**
+ * Writes `rest` (a config without its tensors) into the wire fields at `at` in the Float64Array
+ * `f` (the engine's HEAPF64) and returns true, only for a config that the engine's JSON parser
+ * (config_from_json) would read without complaint to the same Config: every size a safe integer,
+ * seed 0…2³²−1, mask and snapshots known words, no other keys. Any message about it then still
+ * comes from the engine's own checks (validate()). Returns false for anything else, which goes
+ * as JSON.
+ */
+export function writeFields(rest, f, at) {
+  f.fill(NaN, at, at + WIRE_KEY_LENGTHS);
+  let sizes = 0;
+  for (const key in rest) {
+    const value = rest[key];
+    switch (key) {
+      case 'B': case 'T': case 'C': case 'H':
+        if (!Number.isSafeInteger(value)) return false;
+        f[at + 'BTCH'.indexOf(key)] = value;
+        ++sizes;
+        break;
+      case 'Tk': case 'Hkv':
+        if (value === null) break;
+        if (!Number.isSafeInteger(value)) return false;
+        f[at + (key === 'Tk' ? 4 : 5)] = value;
+        break;
+      case 'bias':
+        if (typeof value !== 'boolean') return false;
+        f[at + 6] = value ? 1 : 0;
+        break;
+      case 'seed':
+        if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) return false;
+        f[at + 7] = value;
+        break;
+      case 'mask':
+        if (value !== 'none' && value !== 'causal') return false;
+        f[at + 8] = value === 'causal' ? 1 : 0;
+        break;
+      case 'snapshots':
+        if (value !== true && value !== false && value !== 'lazy') return false;
+        f[at + 9] = value === 'lazy' ? 2 : value ? 1 : 0;
+        break;
+      case 'memoryCap':
+        if (!Number.isSafeInteger(value) || value < 1) return false;
+        f[at + 10] = value;
+        break;
+      case 'weights':  // every entry was a tensor (splitConfig moved them); any other goes as JSON
+        if (!isPlainObject(value) || Object.keys(value).length > 0) return false;
+        f[at + 11] = 1;
+        break;
+      case 'keyLengths':
+        if (value === null) break;
+        if (!Array.isArray(value) || value.length > WIRE_MAX_KEY_LENGTHS || !value.every(Number.isSafeInteger)) return false;
+        f[at + 12] = value.length;
+        f.set(value, at + WIRE_KEY_LENGTHS);
+        break;
+      default:
+        return false;
+    }
+  }
+  return sizes === 4;  // a missing size is named by the engine's parser
+}
