@@ -1,10 +1,12 @@
 // Embind bindings: the only file that includes Emscripten headers. It converts types between
-// JS and the engine and holds no math. A run's result crosses as a short text (its metadata key,
-// warnings, and its metadata as JSON when engine.js does not hold it yet) plus a table of the heap
-// addresses of its tensors, which web/src/engine.js copies into an owned buffer at once (never
-// keeping a view into the wasm heap, which memory growth would detach) before it releases the run.
-// Errors come back as values {ok: false, error: {code, field, message}}; web/src/engine.js turns
-// them into thrown Errors.
+// JS and the engine and holds no math. A config arrives as numbers (a plain one: run_fields) or
+// as the JS object itself (run, read by config_reader.hpp), its tensors as Float32Arrays. A run's
+// result crosses as a short text (its metadata key, warnings, and its metadata as JSON when
+// engine.js does not hold it yet) plus a table of the heap addresses of its tensors, which
+// web/src/engine.js copies into an owned buffer at once (never keeping a view into the wasm heap,
+// which memory growth would detach) before it releases the run. Errors come back as values
+// {ok: false, error: {code, field, message}} (or as "!" and that error as JSON, for run());
+// web/src/engine.js turns them into thrown Errors.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -14,10 +16,11 @@
 #include <cstdio>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "mha/config_json.hpp"
+#include "js_config.hpp"
 #include "mha/error.hpp"
 #include "mha/forward.hpp"
 #include "mha/matmul.hpp"
@@ -359,23 +362,23 @@ std::string run_with_tensors(mha::Config&& config, const val& tensors, const val
     return run_config(std::move(config), stream);
 }
 
-// config_json: the config without its tensors; tensors: {x, kv, Wq, Wk, Wv, Wo, bq, bk, bv, bo}
+// config: the config without its tensors; tensors: {x, kv, Wq, Wk, Wv, Wo, bq, bk, bv, bo}
 // as Float32Arrays, each optional, or null when there are none; known_metadata: the keys of the
 // metadata engine.js holds, '|'-separated ("" for none), or "=" for the same as the last call.
 // Returns the trace text (trace_text) or "!" and the error as JSON. `stream(number, offset,
 // first, count, total)`: engine.js's function that copies count floats at HEAPF32[first] to
 // offset `offset` of scores-sized step `number` (of `total` values), or undefined.
-std::string run(const std::string& config_json, const val& tensors, const std::string& known_metadata, const val& stream) {
+std::string run(const val& config, const val& tensors, const std::string& known_metadata, const val& stream) {
     if (known_metadata != "=") known_keys = known_metadata;  // first: before anything can throw
-    return guarded_text([&] { return run_with_tensors(mha::config_from_json(config_json), tensors, stream); });
+    return guarded_text([&] { return run_with_tensors(config_from_js(config), tensors, stream); });
 }
 
 // A plain config as numbers, written by engine.js into `wire_fields` (HEAPF64 from
-// fieldsAddress()) instead of as JSON: what a slider sends, run after run. engine.js uses it only
-// for a config that config_from_json would read without complaint, to the same Config (every
-// size a safe integer, seed 0…2³²−1, mask and snapshots known words, no other keys; see
-// wireFields() in engine.js), so its errors (validate()'s) are the JSON path's. Parsing the JSON
-// was a third of a toy-size run's instructions. NaN: the key is absent.
+// fieldsAddress()): what a slider sends, run after run. engine.js uses it only for a config that
+// read_config would read without complaint to the same Config (every size a safe integer, seed
+// 0…2³²−1, mask and snapshots known words, no other keys; see web/src/wire-fields.js), so its
+// errors (validate()'s) are those of the object path. Parsing the config as JSON was a third of a
+// toy-size run's instructions. NaN: the key is absent.
 //   [0] B [1] T [2] C [3] H [4] Tk [5] Hkv [6] bias 0/1 [7] seed [8] mask 0 none / 1 causal
 //   [9] snapshots 0 false / 1 true / 2 "lazy" [10] memoryCap [11] a weights object (its tensors
 //   are in `tensors`) [12] keyLengths count [13…] keyLengths

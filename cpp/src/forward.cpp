@@ -12,15 +12,6 @@
 #include "mha/softmax.hpp"
 #include "mha/tensor.hpp"
 
-// forward.cpp is built for size (CMakeLists.txt): most of it runs once a step. Its few loops over
-// every score are asked to vectorise anyway, as at -O3 (the matrix products and the softmax are
-// in matmul.cpp and softmax.cpp, built for speed).
-#if defined(__clang__)
-#define MHA_VECTORIZE _Pragma("clang loop vectorize(enable) interleave(enable)")
-#else
-#define MHA_VECTORIZE
-#endif
-
 namespace mha {
 namespace {
 
@@ -53,7 +44,6 @@ bool contains(const float* data, std::size_t n, float value) {
     std::size_t i = 0;
     for (; i + 16 <= n; i += 16) {
         bool any = false;
-        MHA_VECTORIZE
         for (std::size_t j = 0; j < 16; ++j) any |= data[i + j] == value;
         if (any) return true;
     }
@@ -505,14 +495,12 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
 
             // 8. Scale by 1/√D so that the scores' spread does not grow with D.
             if (streaming && !scaled_change) {
-                MHA_VECTORIZE
                 for (std::size_t i = 0; i < head_size; ++i) {
                     const float scaled_value = w_head[i] * inv_sqrt_d;
                     scaled_change |= scaled_value != w_head[i];
                     w_head[i] = scaled_value;
                 }
             } else {
-                MHA_VECTORIZE
                 for (std::size_t i = 0; i < head_size; ++i) w_head[i] *= inv_sqrt_d;
             }
             keep("scaled", scaled);

@@ -237,12 +237,13 @@ test('1,000 runs in a row leave the wasm memory size unchanged after the first f
   assert.equal(engine.memoryBytes, settled);
 });
 
-describe('two ways in: a plain config as numbers, any other as JSON', () => {
+describe('two ways in: a plain config as numbers, any other as the object', () => {
   // engine.js hands a plain config to the engine as numbers (wire-fields.js, bindings.cpp
-  // run_fields) and anything else as JSON (config_from_json). `kv: null` (or `x: null`) means
-  // nothing to the JSON parser but is not plain: the same config then goes as JSON, and must give
-  // the same run, bit for bit, or the same error.
-  const asJson = (config) => (config.kv === undefined ? { ...config, kv: null } : { ...config, x: null });
+  // run_fields) and any other as the object itself, which the engine's config reader reads
+  // (config_reader.hpp). `kv: null` (or `x: null`) means nothing to the reader but is not plain:
+  // the same config then goes as the object, and must give the same run, bit for bit, or the same
+  // error.
+  const asObject = (config) => (config.kv === undefined ? { ...config, kv: null } : { ...config, x: null });
   // What engine.js writes: the config without the tensors it takes out (splitConfig).
   const plain = (config) => writeFields(Object.fromEntries(Object.entries(config).filter(([key, value]) => !(['x', 'kv'].includes(key) && ArrayBuffer.isView(value)))), new Float64Array(300), 5);
   const configs = [
@@ -273,29 +274,29 @@ describe('two ways in: a plain config as numbers, any other as JSON', () => {
     }
   };
 
-  test('these configs are plain, and their JSON twins are not', () => {
+  test('these configs are plain, and their twins with kv: null are not', () => {
     for (const config of configs) {
       assert.equal(plain(config), true, JSON.stringify(config));
-      assert.equal(plain(asJson(config)), false);
+      assert.equal(plain(asObject(config)), false);
     }
   });
 
   for (const config of configs) {
     const name = JSON.stringify(config, (k, v) => (ArrayBuffer.isView(v) ? `[${v.length} values]` : v));
     test(`${name}: the same run or error both ways`, () => {
-      assert.deepEqual(outcome(config), outcome(asJson(config)));
+      assert.deepEqual(outcome(config), outcome(asObject(config)));
     });
   }
 
   test('a lazy run\'s steps and slices are the same both ways', () => {
     const config = { B: 2, T: 5, Tk: 7, C: 12, H: 4, Hkv: 2, mask: 'causal', snapshots: 'lazy', seed: 3 };
-    const [fields, json] = [engine.run(config), engine.run(asJson(config))];
+    const [fields, json] = [engine.run(config), engine.run(asObject(config))];
     assert.deepEqual(fields.step('weights', { batch: 1, head: 3 }).data, json.step('weights', { batch: 1, head: 3 }).data);
     assert.deepEqual(fields.step('q').data, json.step('q').data);
     assert.deepEqual(fields.output, json.output);
   });
 
-  test('values the JSON parser names go as JSON', () => {
+  test('values the reader must name go as the object', () => {
     for (const [key, value] of [['B', 2.5], ['T', '4'], ['seed', -1], ['seed', 2 ** 32], ['mask', 'Causal'], ['snapshots', 'none'],
       ['memoryCap', 0], ['bias', 1], ['keyLengths', [4, 2.5]], ['keyLengths', new Array(257).fill(1)], ['heads', 2], ['Tk', 2 ** 53]]) {
       assert.equal(plain({ B: 2, T: 4, C: 8, H: 2, [key]: value }), false, `${key}: ${String(value).slice(0, 20)}`);

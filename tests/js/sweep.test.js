@@ -186,14 +186,17 @@ function invalidConfig(r) {
       return [{ ...base(), [key]: r.pick(bad) }, key];
     },
     () => [r.pick([null, 42, 'B=2', [2, 4, 8, 2], true]), 'config'],  // not an object at all
-    () => {  // a value JSON cannot carry: nested 100,000 deep, or containing itself
+    () => {  // a value nested 100,000 deep, or containing itself (JSON could carry neither)
       const field = r.pick(['B', 'H', 'Tk', 'mask', 'keyLengths', 'x', 'weights.Wk', 'weights', 'memoryCap', 'extra']);
       const value = r.chance(0.5) ? DEEP : CIRCULAR;
       const config = base();
       if (field === 'weights.Wk') config.weights = { Wq: [1], Wk: value };
       else config[field] = value;
-      // A circular weights object is read entry by entry: the entry that holds the circle is named.
-      return [config, field === 'weights' && value === CIRCULAR ? 'weights.self' : field];
+      // The engine reads no deeper than a config goes: an array's first entry, which should be a
+      // number, is named; the circular object {note, self} is read key by key, and "note" is not a
+      // weight's name.
+      if (value === DEEP && ['keyLengths', 'x', 'weights.Wk'].includes(field)) return [config, `${field}[0]`];
+      return [config, field === 'weights' && value === CIRCULAR ? 'weights.note' : field];
     },
   ];
   return r.pick(kinds)();

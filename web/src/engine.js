@@ -37,67 +37,7 @@ function asFloat32(value) {
   return null;
 }
 
-// JSON cannot hold NaN, ±Infinity or BigInt; pass them in a form the engine can name in its message.
-function jsonSafe(_key, value) {
-  if (typeof value === 'number' && !Number.isFinite(value)) return { $number: String(value) };
-  if (typeof value === 'bigint') return Number(value);
-  return value;
-}
-
-// The common config (finite numbers, strings, booleans, arrays of finite numbers) written directly,
-// or null for anything else (JSON.stringify with the replacer above then handles it). A slider's
-// run spends longer in a general JSON.stringify than in the engine's softmax.
-function plainJson(rest) {
-  let json = '{';
-  for (const key in rest) {
-    const value = rest[key];
-    let text;
-    if (typeof value === 'number') {
-      if (!Number.isFinite(value)) return null;
-      text = String(value);  // as JSON writes a finite number
-    } else if (typeof value === 'string') {
-      text = JSON.stringify(value);
-    } else if (typeof value === 'boolean') {
-      text = value ? 'true' : 'false';
-    } else if (Array.isArray(value) && value.length < 4096) {
-      for (let i = 0; i < value.length; ++i) if (typeof value[i] !== 'number' || !Number.isFinite(value[i])) return null;
-      text = `[${value.join(',')}]`;
-    } else {
-      return null;
-    }
-    json += `${json.length > 1 ? ',' : ''}${JSON.stringify(key)}:${text}`;
-  }
-  return `${json}}`;
-}
-
-// JSON.stringify throws a RangeError for a value nested a few thousand levels deep and a TypeError
-// for one that contains itself: report that as a config error naming the key that holds it.
-function toJson(rest) {
-  const plain = plainJson(rest);
-  if (plain !== null) return plain;
-  try {
-    return JSON.stringify(rest, jsonSafe);
-  } catch (error) {
-    const unreadable = (value) => {
-      try {
-        JSON.stringify(value, jsonSafe);
-        return false;
-      } catch {
-        return true;
-      }
-    };
-    let field = Object.keys(rest).find((key) => unreadable(rest[key])) ?? 'config';
-    const inner = field === 'weights' && isPlainObject(rest.weights) && Object.keys(rest.weights).find((name) => unreadable(rest.weights[name]));
-    if (inner) field = `weights.${inner}`;
-    throw new MhaError({
-      code: 'bad_type',
-      field,
-      message: `${field} cannot be read as a config value: ${error instanceof RangeError ? 'it is nested too deeply' : 'it contains itself'}.`,
-    });
-  }
-}
-
-// The config's tensors taken out as Float32Arrays, and the rest (for the engine's parser).
+// The config's tensors taken out as Float32Arrays, and the rest, which the engine reads.
 function splitConfig(config) {
   if (!isPlainObject(config)) {
     throw new MhaError({
@@ -289,9 +229,10 @@ class Engine {
   // Returns { metadata, warnings, changes, steps, output, weights, buffers }.
   #trace(rest, tensors, { cacheMetadata = true, stepValues = true, withOutput = true, withWeights = true, streamable = true } = {}) {
     const module = this.#module;
-    // As wire fields, or as JSON (which may throw, so before the engine is told anything below).
+    // A plain config goes as wire fields, any other as the object itself (which the engine reads,
+    // naming what is wrong with it).
     this.#fieldsAt ??= module.fieldsAddress();
-    const json = writeFields(rest, module.HEAPF64, this.#fieldsAt) ? null : toJson(rest);
+    const plain = writeFields(rest, module.HEAPF64, this.#fieldsAt);
     // The keys of the metadata held here, or "=" when they are what the engine was told last.
     let known = '=';
     if (!cacheMetadata) known = this.#keysSent = '';
@@ -309,7 +250,7 @@ class Engine {
       }
     };
     const explicit = Object.keys(tensors).length ? tensors : null, streamTo = stepValues && streamable ? stream : undefined;
-    const text = json === null ? module.runFields(explicit, known, streamTo) : module.run(json, explicit, known, streamTo);
+    const text = plain ? module.runFields(explicit, known, streamTo) : module.run(rest, explicit, known, streamTo);
     if (text[0] === '!') throw new MhaError(JSON.parse(text.slice(1)));  // the engine refused the config
     try {
       if (streamError) throw streamError;

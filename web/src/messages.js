@@ -78,8 +78,6 @@ const ZH = [
   [/^Give both in_proj_bias and out_proj_bias \(a module with bias=True\), or neither \(bias=False\)\.$/, () => '请同时给出 in_proj_bias 和 out_proj_bias（bias=True 的模块），或者都不给（bias=False）。'],
   [/^(\S+) must be a Float32Array or an array of numbers\.$/, (m) => `${m[1]} 必须是 Float32Array 或数字数组。`],
   [/^fromTorch takes an object with (.+)\.$/, (m) => `fromTorch 接受一个包含 ${m[1]} 的对象。`],
-  [/^(\S+) cannot be read as a config value: it is nested too deeply\.$/, (m) => `${m[1]} 无法作为配置值读取：嵌套太深。`],
-  [/^(\S+) cannot be read as a config value: it contains itself\.$/, (m) => `${m[1]} 无法作为配置值读取：它包含了自身。`],
   [/^A slice \{batch, head\} takes both, and only of scores, scaled, masked or weights; "(.*)" is asked for whole\.$/, (m) => `切片 {batch, head} 需要同时给出两者，且只适用于 scores、scaled、masked 或 weights；"${m[1]}" 只能整体获取。`],
   [/^(batch|head)=(.*) is outside 0…(-?\d+)\.$/, (m) => `${m[1]}=${m[2]} 超出 0…${m[3]}。`],
   [/^C=(.*) is not allowed: C \(embed_dim\) must be a whole number from 1 to 1000000\.$/, (m) => `C=${m[1]} 不合法：C（embed_dim）必须是 1 到 1000000 之间的整数。`],

@@ -1,6 +1,7 @@
 // How engine.js hands a plain config to the engine: as numbers in the engine's wire fields
-// (bindings.cpp, run_fields) instead of as JSON. Writing and parsing JSON was a third of a
-// toy-size run, and a slider sends the same few plain keys run after run.
+// (bindings.cpp, run_fields). A slider sends the same few plain keys run after run; writing and
+// parsing them as JSON was a third of a toy-size run, and reading them out of the JS object one
+// Embind call at a time would cost about as much.
 
 const WIRE_KEY_LENGTHS = 13, WIRE_MAX_KEY_LENGTHS = 256;  // as in bindings.cpp
 
@@ -9,11 +10,11 @@ const isPlainObject = (value) =>
 
 /**
  * Writes `rest` (a config without its tensors) into the wire fields at `at` in the Float64Array
- * `f` (the engine's HEAPF64) and returns true, only for a config that the engine's JSON parser
- * (config_from_json) would read without complaint to the same Config: every size a safe integer,
+ * `f` (the engine's HEAPF64) and returns true, only for a config that the engine's config reader
+ * (config_reader.hpp) would read without complaint to the same Config: every size a safe integer,
  * seed 0…2³²−1, mask and snapshots known words, no other keys. Any message about it then still
- * comes from the engine's own checks (validate()). Returns false for anything else, which goes
- * as JSON.
+ * comes from the engine's own checks (validate()). Returns false for anything else, which the
+ * engine then reads from the object itself.
  */
 export function writeFields(rest, f, at) {
   f.fill(NaN, at, at + WIRE_KEY_LENGTHS);
@@ -51,7 +52,7 @@ export function writeFields(rest, f, at) {
         if (!Number.isSafeInteger(value) || value < 1) return false;
         f[at + 10] = value;
         break;
-      case 'weights':  // every entry was a tensor (splitConfig moved them); any other goes as JSON
+      case 'weights':  // every entry was a tensor (splitConfig moved them)
         if (!isPlainObject(value) || Object.keys(value).length > 0) return false;
         f[at + 11] = 1;
         break;
