@@ -205,34 +205,40 @@ std::string format_bytes(double bytes) {
     return text;
 }
 
-// The largest |value|, or NaN if there is a NaN, four lanes at a time (GCC/Clang vector
-// extensions: SSE natively, SIMD128 in WebAssembly); compilers do not vectorise a float max
-// reduction on their own, since NaN makes it order-dependent.
-float largest_magnitude(const std::vector<float>& values) {
-    typedef float f32x4 __attribute__((vector_size(16)));
+// The largest |value|, or NaN if there is a NaN, eight values a step (GCC/Clang vector extensions:
+// SSE natively, SIMD128 in WebAssembly). A float with its sign bit cleared orders as its bit
+// pattern does, and every NaN's pattern lies above Infinity's (0x7f800000): one integer max
+// finds both the largest magnitude and whether there is a NaN. (Compilers do not vectorise a
+// float max reduction on their own, since NaN makes it order-dependent; a float compare, a NaN
+// test and a select per vector took 2.5 times as long.)
+float largest_magnitude(const std::vector<float>& values) { return largest_magnitude(values.data(), values.size()); }
+
+float largest_magnitude(const float* data, std::size_t count) {
     typedef std::int32_t i32x4 __attribute__((vector_size(16)));
+    constexpr std::int32_t magnitude = 0x7fffffff, infinity = 0x7f800000;
     // Two accumulators, so that consecutive vectors do not wait on each other.
-    f32x4 largest_a = {0.0f, 0.0f, 0.0f, 0.0f}, largest_b = largest_a;
-    i32x4 nan = {0, 0, 0, 0};
+    i32x4 largest_a = {0, 0, 0, 0}, largest_b = largest_a;
     std::size_t i = 0;
-    for (; i + 8 <= values.size(); i += 8) {
-        f32x4 a, b;
-        std::memcpy(&a, values.data() + i, sizeof a);
-        std::memcpy(&b, values.data() + i + 4, sizeof b);
-        a = reinterpret_cast<f32x4>(reinterpret_cast<i32x4>(a) & 0x7fffffff);
-        b = reinterpret_cast<f32x4>(reinterpret_cast<i32x4>(b) & 0x7fffffff);
-        nan |= (a != a) | (b != b);
+    for (; i + 8 <= count; i += 8) {
+        i32x4 a, b;
+        std::memcpy(&a, data + i, sizeof a);
+        std::memcpy(&b, data + i + 4, sizeof b);
+        a &= magnitude;
+        b &= magnitude;
         largest_a = a > largest_a ? a : largest_a;
         largest_b = b > largest_b ? b : largest_b;
     }
-    const f32x4 largest = largest_a > largest_b ? largest_a : largest_b;
-    float result = std::max(std::max(largest[0], largest[1]), std::max(largest[2], largest[3]));
-    bool any_nan = nan[0] || nan[1] || nan[2] || nan[3];
-    for (; i < values.size(); ++i) {
-        any_nan |= std::isnan(values[i]);
-        result = std::max(result, std::fabs(values[i]));
+    const i32x4 largest = largest_a > largest_b ? largest_a : largest_b;
+    std::int32_t bits = std::max(std::max(largest[0], largest[1]), std::max(largest[2], largest[3]));
+    for (; i < count; ++i) {
+        std::int32_t value;
+        std::memcpy(&value, data + i, sizeof value);
+        bits = std::max(bits, value & magnitude);
     }
-    return any_nan ? std::numeric_limits<float>::quiet_NaN() : result;
+    if (bits > infinity) return std::numeric_limits<float>::quiet_NaN();
+    float result;
+    std::memcpy(&result, &bits, sizeof result);
+    return result;
 }
 
 std::vector<float> zeros(std::size_t n) { return std::vector<float>(n); }

@@ -1,11 +1,14 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "mha/config_json.hpp"
 #include "mha/error.hpp"
 #include "mha/forward.hpp"
+#include "mha/seeded.hpp"
 
 namespace {
 
@@ -146,6 +149,29 @@ TEST_CASE("forward refuses an invalid config before doing any work") {
     auto c = classic();
     c.C = 10; c.H = 4;
     CHECK_THROWS_AS(mha::forward(c), mha::MhaError);
+}
+
+TEST_CASE("largest_magnitude agrees with a plain loop on every length, sign and special value") {
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    const float specials[] = {0.0f, -0.0f, 1e-45f, -3.4e38f, 3.4e38f, inf, -inf, nan, -nan, 7.5f};
+    mha::Mulberry32 rng(11);
+    for (std::size_t n = 0; n <= 37; ++n) {
+        for (std::size_t trial = 0; trial < 40; ++trial) {
+            std::vector<float> values(n);
+            for (float& v : values) v = rng.uniform() * 1000.0f;
+            // One or two special values at random places (the vector body and the tail alike).
+            for (std::size_t s = 0; n > 0 && s < 1 + trial % 2; ++s) values[rng.next() % n] = specials[rng.next() % 10];
+            bool any_nan = false;
+            float expected = 0.0f;
+            for (const float v : values) {
+                any_nan |= std::isnan(v);
+                if (!std::isnan(v)) expected = std::max(expected, std::fabs(v));
+            }
+            const float got = mha::largest_magnitude(values);
+            if (any_nan) CHECK(std::isnan(got));
+            else CHECK(got == expected);
+        }
+    }
 }
 
 TEST_CASE("a largest |value| the caller found already stands in for validate's scan, and still catches NaN") {

@@ -210,6 +210,32 @@ describe('errors', () => {
     });
   }
 
+  test('a NaN or an overflowing value in any 256 KiB piece of a large tensor is found and named', () => {
+    // The engine copies explicit tensors in and scans them 65,536 floats at a time (bindings.cpp,
+    // input_of): a bad value in a later piece, or a NaN followed by larger values, must still count.
+    const C = 512, H = 8;
+    const weights = () => Object.fromEntries(['Wq', 'Wk', 'Wv', 'Wo'].map((name) => [name, new Float32Array(C * C).fill(0.01)]));
+    for (const [index, value, message] of [
+      [200000, NaN, 'weights.Wk[200000] is NaN: explicit tensors must hold finite numbers.'],
+      [3, NaN, 'weights.Wk[3] is NaN: explicit tensors must hold finite numbers.'],
+      [C * C - 1, -Infinity, `weights.Wk[${C * C - 1}] is -Infinity: explicit tensors must hold finite numbers.`],
+    ]) {
+      const w = weights();
+      w.Wk[index] = value;
+      if (index === 3) w.Wk.fill(5, 70000);  // larger values in the pieces after the NaN's
+      assert.throws(() => engine.run({ B: 1, T: 2, C, H, bias: false, weights: w }), (error) => {
+        assert.equal(error.field, 'weights.Wk');
+        assert.equal(error.message, message);
+        return true;
+      });
+    }
+    const w = weights();
+    w.Wo[150000] = 1e36;  // finite, but the output (C · |context| · 1e36) would overflow float32
+    assert.throws(() => engine.run({ B: 1, T: 2, C, H, bias: false, weights: w }), (error) =>
+      error.field === 'weights.Wo' && error.message.startsWith('weights.Wo[150000] is 1.0e+36 in size: with these values the output could reach'));
+    assert.equal(engine.run({ B: 1, T: 2, C, H, bias: false, weights: weights() }).output.length, 2 * C);
+  });
+
   test('a non-object config is refused in JS with the same kind of message', () => {
     for (const bad of [null, 42, 'B=2', [2, 4, 8, 2]]) {
       assert.throws(() => engine.run(bad), { name: 'MhaError', code: 'bad_type', field: 'config' });

@@ -37,6 +37,8 @@ std::vector<float> zeros(std::size_t n);
 ///        validate() finds for each explicit tensor, for a caller that scans a tensor while it is
 ///        still in cache (Config::largest_known).
 float largest_magnitude(const std::vector<float>& values);
+/// @brief The same for `count` values at `values` (a caller scanning a tensor piece by piece).
+float largest_magnitude(const float* values, std::size_t count);
 
 constexpr std::uint64_t default_memory_cap = 256ull << 20;  // 256 MiB of snapshots
 
