@@ -462,6 +462,14 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
     bool masks_a_key = causal && Tk > 1;
     for (std::size_t b = 0; padding && b < B; ++b) masks_a_key |= static_cast<std::size_t>((*config.key_lengths)[b]) < Tk;
     const bool masked_from_scaled = !masks_a_key && rec.keeps_values("masked") && rec.keeps_values("scaled");
+    // Under a mask, the two products go 32 query rows at a time, each block only as far into the
+    // keys as its last row may look (first_masked_key grows with the row): a causal mask skips
+    // about half of both. The scores past that point are only ever overwritten with −∞, so they
+    // are skipped unless a snapshot shows them (scores, scaled); the context's sum skips only
+    // products with a weight of exactly 0, at the end of each sum, which leave it bit for bit the
+    // same (a sum that starts at +0 is never −0, and s + ±0 = s).
+    constexpr std::size_t row_block = 32;
+    const bool skip_masked_scores = masks_a_key && !rec.keeps_values("scores") && !rec.keeps_values("scaled");
     // Streaming (Config::head_values): each head's matrices go to the caller instead of into
     // [B, H, Tq, Tk] buffers, and changes_values is found here, head by head.
     const bool streaming = config.head_values && rec.keeps_all_values();
@@ -487,8 +495,14 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
                 if (requested && request->id == id) slice.assign(w_head, w_head + head_size);
                 if (streaming && (&buffer != &masked || stream_masked)) config.head_values(id, (b * H + h) * head_size, w_head, head_size);
             };
-            // 7. Scores: every query against every key. // [Tq, Tk] of [B, H, Tq, Tk]
-            gemm(T, D, Tk, {q_head(b, h), HD}, {k_head(b, h), 1, KD}, w_head, static_cast<std::ptrdiff_t>(Tk));
+            // 7. Scores: every query against every key (that it may look at, when no snapshot
+            // shows the rest). // [Tq, Tk] of [B, H, Tq, Tk]
+            for (std::size_t r0 = 0; r0 < T; r0 += skip_masked_scores ? row_block : T) {
+                const std::size_t rows = skip_masked_scores ? std::min(row_block, T - r0) : T;
+                const std::size_t keys = skip_masked_scores ? first_masked_key(b, r0 + rows - 1) : Tk;
+                gemm(rows, D, keys, {q_head(b, h) + r0 * HD, HD}, {k_head(b, h), 1, KD}, w_head + r0 * Tk,
+                     static_cast<std::ptrdiff_t>(Tk));
+            }
             keep("scores", scores);
             // (q_heads holds q's values, in another order: membership is all that matters.)
             if (streaming && !scores_change) scores_change = has_new_values(w_head, head_size, q.data(), q.size());
@@ -523,9 +537,13 @@ Trace forward_with(const Config& config, const Dims& d, Weights&& params) {
             keep("weights", weights);
 
             // 11. Context: each query's weighted sum of the values, written into head h's
-            // columns of concat. // [Tq, D] of [B, Tq, H, D]
-            gemm(T, Tk, D, {w_head, static_cast<std::ptrdiff_t>(Tk)}, {v_head(b, h), KD}, &concat(b, 0, h * D),
-                 static_cast<std::ptrdiff_t>(C));
+            // columns of concat, over the keys it may look at. // [Tq, D] of [B, Tq, H, D]
+            for (std::size_t r0 = 0; r0 < T; r0 += masks_a_key ? row_block : T) {
+                const std::size_t rows = masks_a_key ? std::min(row_block, T - r0) : T;
+                const std::size_t keys = masks_a_key ? first_masked_key(b, r0 + rows - 1) : Tk;
+                gemm(rows, keys, D, {w_head + r0 * Tk, static_cast<std::ptrdiff_t>(Tk)}, {v_head(b, h), KD},
+                     &concat(b, r0, h * D), static_cast<std::ptrdiff_t>(C));
+            }
         }
     }
     // Before a head request returns, so that the rows it computed carry their warnings too.

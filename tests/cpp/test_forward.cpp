@@ -238,6 +238,47 @@ TEST_CASE("the trace matches an independent plain-loop reference across features
     }
 }
 
+TEST_CASE("under a mask, products skipped past each row block's last key leave every value the same") {
+    // The products go 32 query rows at a time under a mask (forward.cpp), so these sizes span
+    // several blocks, a partial last one, a row with no key at all, and Tk ≠ T.
+    struct Case { const char* name; std::int64_t B, T, Tk, C, H, Hkv; bool causal; std::vector<std::int64_t> lengths; };
+    const Case cases[] = {
+        {"causal", 1, 70, 70, 12, 3, 3, true, {}},
+        {"causal cross, Tk > T", 1, 45, 80, 8, 2, 2, true, {}},
+        {"padding", 3, 40, 40, 8, 2, 1, false, {40, 33, 0}},
+        {"causal and padding", 2, 66, 66, 12, 4, 2, true, {66, 17}},
+    };
+    std::uint32_t seed = 300;
+    for (const auto& k : cases) {
+        INFO(k.name);
+        mha::Config c = make(k.B, k.T, k.C, k.H);
+        c.Tk = k.Tk; c.Hkv = k.Hkv; c.seed = seed++;
+        c.mask = k.causal ? mha::MaskKind::causal : mha::MaskKind::none;
+        if (!k.lengths.empty()) c.key_lengths = k.lengths;
+        const mha::Trace full = mha::forward(c);
+        // Against the independent plain loop, which sums over every key.
+        const std::vector<float> kv = k.Tk != k.T ? full.step("source").data : std::vector<float>{};
+        const ref::Result r = ref::attention(k.B, k.T, k.Tk, k.C, k.H, k.Hkv, full.step("x").data, kv, full.weights,
+                                             k.causal, k.lengths);
+        for (const auto& check : {std::pair{"weights", &r.weights}, {"output", &r.output}}) {
+            const auto diff = ref::compare(full.step(check.first).data, *check.second, 1e-5);
+            INFO(check.first << ": max |diff| " << diff.max_abs << ", first index over 1e-5: " << diff.first_bad);
+            CHECK(diff.first_bad == -1);
+        }
+        // Without snapshots the masked scores are not computed at all: the same output, bit for bit.
+        mha::Config lean = c;
+        lean.snapshots = false;
+        CHECK(mha::forward(lean).output == full.output);
+        // A lazy run's head of the weights, whose scores are not shown either: the eager run's values.
+        mha::Config asked = c;
+        asked.lazy = true;
+        asked.request = mha::StepRequest{"weights", k.B - 1, k.H - 1};
+        const std::vector<float>& all = full.step("weights").data;
+        const std::size_t head = static_cast<std::size_t>(k.T * k.Tk), at = (static_cast<std::size_t>(k.B * k.H) - 1) * head;
+        CHECK(mha::forward(asked).steps[0].data == std::vector<float>(all.begin() + at, all.begin() + at + head));
+    }
+}
+
 TEST_CASE("without snapshots the output is the same and no step is kept") {
     auto c = make(2, 4, 8, 2);
     const mha::Trace full = mha::forward(c);
