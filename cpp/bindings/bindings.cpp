@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <memory>
 #include <new>
-#include <optional>
 #include <string>
 #include <vector>
 

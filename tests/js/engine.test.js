@@ -322,6 +322,17 @@ describe('two ways in: a plain config as numbers, any other as the object', () =
     assert.deepEqual(fields.output, json.output);
   });
 
+  test('a lazy run answers for the config it was made with, even if the caller edits it later', () => {
+    const keyLengths = [7, 3];
+    const config = { B: 2, T: 5, Tk: 7, C: 12, H: 4, keyLengths, snapshots: 'lazy', seed: 4 };
+    const eager = engine.run({ ...config, keyLengths: [7, 3], snapshots: true });
+    const lazy = engine.run(config);
+    keyLengths[1] = 0;
+    config.B = 3;
+    const { T, Tk } = lazy.summary;
+    assert.deepEqual(lazy.step('weights', { batch: 1, head: 2 }).data, eager.step('weights').data.slice((1 * 4 + 2) * T * Tk, (1 * 4 + 3) * T * Tk));
+  });
+
   test('values the reader must name go as the object', () => {
     for (const [key, value] of [['B', 2.5], ['T', '4'], ['seed', -1], ['seed', 2 ** 32], ['mask', 'Causal'], ['snapshots', 'none'],
       ['memoryCap', 0], ['bias', 1], ['keyLengths', [4, 2.5]], ['keyLengths', new Array(257).fill(1)], ['heads', 2], ['Tk', 2 ** 53]]) {

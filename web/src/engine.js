@@ -184,7 +184,9 @@ class Engine {
     const trace = { summary: { ...metadata.summary }, steps, warnings, output, weights };
     const recycle = () => buffers.forEach(this.#recycle);
     if (!lazy) return new Run(trace, null, recycle);
-    // A lazy run asks the engine again, with the same config and tensors, for one step.
+    // A lazy run asks the engine again, with the same config and tensors, for one step (its own
+    // copy of keyLengths, the config's one array, so that a caller's later edit cannot change it).
+    if (Array.isArray(rest.keyLengths)) rest.keyLengths = [...rest.keyLengths];
     const fetch = (step, slice) => {
       const asked = { ...rest, request: { id: step.id, batch: slice?.batch, head: slice?.head } };
       const data = this.#trace(asked, tensors, { cacheMetadata: false, withOutput: false, withWeights: false }).steps[0];

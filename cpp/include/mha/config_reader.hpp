@@ -18,6 +18,7 @@
 ///   std::vector<std::string> keys() const;   objects: the keys holding a value, sorted
 ///   bool has(const char* key) const;  V get(const char* key) const;
 
+#include <cctype>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
