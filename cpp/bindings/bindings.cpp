@@ -354,21 +354,25 @@ std::string run_config(mha::Config&& config, const val& stream) {
     return trace_text(*pending_trace, key, described, explicit_weights);
 }
 
+// The explicit tensors by slot (spare_inputs' order): x, kv, then the weights.
+constexpr const char* input_names[] = {"x", "kv", "Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "bo"};
+constexpr std::vector<float> mha::Weights::*weight_fields[] = {&mha::Weights::Wq, &mha::Weights::Wk, &mha::Weights::Wv,
+                                                               &mha::Weights::Wo, &mha::Weights::bq, &mha::Weights::bk,
+                                                               &mha::Weights::bv, &mha::Weights::bo};
+
+// Puts an explicit tensor into its place in `config`.
+void set_input(mha::Config& config, std::size_t slot, std::vector<float>&& values) {
+    if (slot == 0) config.x = std::move(values);
+    else if (slot == 1) config.kv = std::move(values);
+    else (config.weights ? *config.weights : config.weights.emplace()).*weight_fields[slot - 2] = std::move(values);
+}
+
 // Copies the explicit tensors into `config` and runs it (run() and run_fields()).
 std::string run_with_tensors(mha::Config&& config, const val& tensors, const val& stream) {
     if (tensors.isNull()) return run_config(std::move(config), stream);  // nothing explicit: skip the lookups
-    // One property read per name (each is a call out to JS).
-    if (const val x = tensors["x"]; !x.isUndefined()) config.x = input_of(0, x, config);
-    if (const val kv = tensors["kv"]; !kv.isUndefined()) config.kv = input_of(1, kv, config);
-    const std::pair<const char*, std::vector<float> mha::Weights::*> weight_fields[] = {
-        {"Wq", &mha::Weights::Wq}, {"Wk", &mha::Weights::Wk}, {"Wv", &mha::Weights::Wv}, {"Wo", &mha::Weights::Wo},
-        {"bq", &mha::Weights::bq}, {"bk", &mha::Weights::bk}, {"bv", &mha::Weights::bv}, {"bo", &mha::Weights::bo}};
-    for (std::size_t i = 0; i < 8; ++i) {
-        const auto& [name, field] = weight_fields[i];
-        const val tensor = tensors[name];
-        if (tensor.isUndefined()) continue;
-        if (!config.weights) config.weights = mha::Weights{};
-        (*config.weights).*field = input_of(2 + i, tensor, config);
+    for (std::size_t slot = 0; slot < 10; ++slot) {
+        const val tensor = tensors[input_names[slot]];  // one property read per name (a call out to JS)
+        if (!tensor.isUndefined()) set_input(config, slot, input_of(slot, tensor, config));
     }
     return run_config(std::move(config), stream);
 }
@@ -392,11 +396,24 @@ std::string run(const val& config, const val& tensors, const std::string& known_
 // toy-size run's instructions. NaN: the key is absent.
 //   [0] B [1] T [2] C [3] H [4] Tk [5] Hkv [6] bias 0/1 [7] seed [8] mask 0 none / 1 causal
 //   [9] snapshots 0 false / 1 true / 2 "lazy" [10] memoryCap [11] a weights object (its tensors
-//   are in `tensors`) [12] keyLengths count [13…] keyLengths
-constexpr std::size_t wire_key_lengths = 13, wire_max_key_lengths = 256;
-double wire_fields[wire_key_lengths + wire_max_key_lengths];
+//   are in `tensors` or staged) [12…21] the lengths of the tensors staged, by slot (x, kv, Wq, …,
+//   bo) [22] keyLengths count [23…] keyLengths
+constexpr std::size_t wire_staged = 12, wire_key_lengths = 22, wire_max_key_lengths = 256;
+double wire_fields[wire_key_lengths + 1 + wire_max_key_lengths];
 
 double fields_address() { return static_cast<double>(reinterpret_cast<std::uintptr_t>(wire_fields) / sizeof(double)); }
+
+// Small explicit tensors of a plain config, written by engine.js straight into HEAPF32 here, one
+// after another (web/src/wire-fields.js, stageTensors): a toy run's ten tensors read one Embind
+// call at a time (length, view, set, handles) cost a third of the run. `floats` at most; returns
+// the first one's index in HEAPF32 (the heap may grow: engine.js takes its views afterwards).
+std::vector<float> staging;
+
+double staging_address(double floats) {
+    const auto count = static_cast<std::size_t>(floats);
+    if (staging.size() < count) staging.resize(count);
+    return static_cast<double>(heap_index(staging.data()));
+}
 
 std::string run_fields(const val& tensors, const std::string& known_metadata, const val& stream) {
     if (known_metadata != "=") known_keys = known_metadata;
@@ -415,10 +432,21 @@ std::string run_fields(const val& tensors, const std::string& known_metadata, co
         else if (given(9)) config.snapshots = f[9] == 1;
         if (given(10)) config.memory_cap = static_cast<std::uint64_t>(f[10]);
         if (given(11)) config.weights = mha::Weights{};
-        if (given(12)) {
-            const auto count = std::min(static_cast<std::size_t>(f[12]), wire_max_key_lengths);
+        if (given(wire_key_lengths)) {
+            const auto count = std::min(static_cast<std::size_t>(f[wire_key_lengths]), wire_max_key_lengths);
             config.key_lengths.emplace(count);
-            for (std::size_t b = 0; b < count; ++b) (*config.key_lengths)[b] = whole(wire_key_lengths + b);
+            for (std::size_t b = 0; b < count; ++b) (*config.key_lengths)[b] = whole(wire_key_lengths + 1 + b);
+        }
+        // The staged tensors, each scanned for validate() as it is copied out (it is small).
+        const float* staged = staging.data();
+        for (std::size_t slot = 0; slot < 10; ++slot) {
+            if (!given(wire_staged + slot)) continue;
+            const auto count = static_cast<std::size_t>(f[wire_staged + slot]);
+            std::vector<float> values = std::move(spare_inputs[slot]);
+            values.assign(staged, staged + count);
+            staged += count;
+            config.largest_known.emplace_back(values.data(), mha::largest_magnitude(values));
+            set_input(config, slot, std::move(values));
         }
         return run_with_tensors(std::move(config), tensors, stream);
     });
@@ -465,6 +493,7 @@ EMSCRIPTEN_BINDINGS(mha_lens) {
     emscripten::function("run", &run);
     emscripten::function("runFields", &run_fields);
     emscripten::function("fieldsAddress", &fields_address);
+    emscripten::function("stagingAddress", &staging_address);
     emscripten::function("fromTorch", &from_torch);
     emscripten::function("matmul", &matmul);
     emscripten::function("releaseTrace", &release_trace);

@@ -269,15 +269,27 @@ describe('two ways in: a plain config as numbers, any other as the object', () =
   // (config_reader.hpp). `kv: null` (or `x: null`) means nothing to the reader but is not plain:
   // the same config then goes as the object, and must give the same run, bit for bit, or the same
   // error.
+  const noise = (n, seed) => Float32Array.from({ length: n }, (_, i) => Math.sin(seed * 1000 + i) / 4);
+  const smallWeights = (C) => Object.fromEntries(['Wq', 'Wk', 'Wv', 'Wo', 'bq', 'bk', 'bv', 'bo'].map((name, i) => [name, noise(name[0] === 'W' ? C * C : C, 10 + i)]));
   const asObject = (config) => (config.kv === undefined ? { ...config, kv: null } : { ...config, x: null });
   // What engine.js writes: the config without the tensors it takes out (splitConfig).
-  const plain = (config) => writeFields(Object.fromEntries(Object.entries(config).filter(([key, value]) => !(['x', 'kv'].includes(key) && ArrayBuffer.isView(value)))), new Float64Array(300), 5);
+  const plain = (config) => {
+    const rest = Object.fromEntries(Object.entries(config).filter(([key, value]) => !(['x', 'kv'].includes(key) && ArrayBuffer.isView(value))));
+    if (rest.weights) rest.weights = Object.fromEntries(Object.entries(rest.weights).filter(([, value]) => !ArrayBuffer.isView(value)));
+    return writeFields(rest, new Float64Array(300), 5);
+  };
   const configs = [
     ...CONFIGS,
     { B: 2, T: 4, C: 8, H: 2, snapshots: false },
     { B: 1, T: 3, Tk: null, C: 6, H: 3, Hkv: null, bias: true, seed: 4294967295, mask: 'none', memoryCap: 1e9, keyLengths: null },
     { B: 2, T: 3, Tk: 4, C: 8, H: 4, Hkv: 2, mask: 'causal', keyLengths: [0, 4], seed: 12 },
     { B: 1, T: 8, C: 16, H: 2, x: new Float32Array(128).fill(0.25), weights: {} },
+    // Explicit tensors: small ones are staged in the engine's heap by engine.js, larger ones
+    // (65,536 values and more) cross as Float32Arrays, both ways alike.
+    { B: 2, T: 3, C: 8, H: 2, mask: 'causal', x: noise(48, 1), weights: smallWeights(8) },
+    { B: 1, T: 2, C: 256, H: 4, x: noise(512, 2), weights: smallWeights(256) },
+    { B: 1, T: 2, C: 8, H: 2, x: noise(15, 3) },  // refused: x has 15 values, not 16
+    { B: 1, T: 2, C: 8, H: 2, x: noise(16, 4), weights: { ...smallWeights(8), bk: Float32Array.of(1, 2, NaN, 4, 5, 6, 7, 8) } },
     // Refused by validate(), the same way both ways:
     { B: 0, T: 4, C: 8, H: 2 },
     { B: 2, T: -3, C: 8, H: 2 },

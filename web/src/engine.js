@@ -7,7 +7,7 @@
 // Works in Node and in browsers. Callers get plain objects and owned Float32Arrays: no Embind
 // handle and no view into the wasm heap (which memory growth would detach) ever leaves here.
 import createMhaModule from '../dist/mha_engine.mjs';
-import { writeFields } from './wire-fields.js';
+import { STAGE_BELOW, stageTensors, writeFields } from './wire-fields.js';
 
 const TENSOR_KEYS = ['x', 'kv'];
 const WEIGHT_KEYS = ['Wq', 'Wk', 'Wv', 'Wo', 'bq', 'bk', 'bv', 'bo'];
@@ -235,6 +235,17 @@ class Engine {
     // naming what is wrong with it).
     this.#fieldsAt ??= module.fieldsAddress();
     const plain = writeFields(rest, module.HEAPF64, this.#fieldsAt);
+    // With a plain config, small tensors go straight into the engine's staging area too.
+    let explicit = Object.keys(tensors).length ? tensors : null;
+    if (plain && explicit) {
+      const small = {};
+      let total = 0;
+      for (const name in tensors) if (tensors[name].length < STAGE_BELOW) total += (small[name] = tensors[name]).length;
+      if (total > 0) {
+        const first = module.stagingAddress(total);  // first: it may grow the heap, which replaces the views
+        explicit = stageTensors(tensors, small, module.HEAPF64, this.#fieldsAt, module.HEAPF32, first);
+      }
+    }
     // The keys of the metadata held here, or "=" when they are what the engine was told last.
     let known = '=';
     if (!cacheMetadata) known = this.#keysSent = '';
@@ -251,7 +262,7 @@ class Engine {
         streamError ??= error;  // thrown into the engine, it would skip the engine's clean-up
       }
     };
-    const explicit = Object.keys(tensors).length ? tensors : null, streamTo = stepValues && streamable ? stream : undefined;
+    const streamTo = stepValues && streamable ? stream : undefined;
     const text = plain ? module.runFields(explicit, known, streamTo) : module.run(rest, explicit, known, streamTo);
     if (text[0] === '!') throw new MhaError(JSON.parse(text.slice(1)));  // the engine refused the config
     try {

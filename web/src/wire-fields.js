@@ -3,7 +3,15 @@
 // parsing them as JSON was a third of a toy-size run, and reading them out of the JS object one
 // Embind call at a time would cost about as much.
 
-const WIRE_KEY_LENGTHS = 13, WIRE_MAX_KEY_LENGTHS = 256;  // as in bindings.cpp
+// As in bindings.cpp: [0…11] the config, [12…21] the lengths of the tensors staged in the heap,
+// [22] keyLengths' count, [23…] keyLengths.
+const WIRE_STAGED = 12, WIRE_KEY_LENGTHS = 22, WIRE_MAX_KEY_LENGTHS = 256;
+
+/** The explicit tensors in the order the engine reads them from its staging area. */
+export const STAGED_ORDER = ['x', 'kv', 'Wq', 'Wk', 'Wv', 'Wo', 'bq', 'bk', 'bv', 'bo'];
+
+/** Tensors this small (floats) go through the staging area; larger ones as Float32Arrays. */
+export const STAGE_BELOW = 65536;
 
 const isPlainObject = (value) =>
   value !== null && typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value);
@@ -17,7 +25,7 @@ const isPlainObject = (value) =>
  * engine then reads from the object itself.
  */
 export function writeFields(rest, f, at) {
-  f.fill(NaN, at, at + WIRE_KEY_LENGTHS);
+  f.fill(NaN, at, at + WIRE_KEY_LENGTHS + 1);
   let sizes = 0;
   for (const key in rest) {
     const value = rest[key];
@@ -59,12 +67,33 @@ export function writeFields(rest, f, at) {
       case 'keyLengths':
         if (value === null) break;
         if (!Array.isArray(value) || value.length > WIRE_MAX_KEY_LENGTHS || !value.every(Number.isSafeInteger)) return false;
-        f[at + 12] = value.length;
-        f.set(value, at + WIRE_KEY_LENGTHS);
+        f[at + WIRE_KEY_LENGTHS] = value.length;
+        f.set(value, at + WIRE_KEY_LENGTHS + 1);
         break;
       default:
         return false;
     }
   }
   return sizes === 4;  // a missing size is named by the engine's parser
+}
+
+/**
+ * Stages the small explicit tensors (fewer than STAGE_BELOW values) for a plain config: writes
+ * their lengths into the wire fields at `at` in `f` and their values at `first` in `heap` (the
+ * engine's HEAPF32, from stagingAddress), in STAGED_ORDER. Returns the tensors that are left,
+ * which the engine reads as Float32Arrays, or null for none. A toy run's ten tensors crossed one
+ * Embind call at a time, which cost a third of the run.
+ */
+export function stageTensors(tensors, small, f, at, heap, first) {
+  let offset = first;
+  for (let i = 0; i < STAGED_ORDER.length; ++i) {
+    const tensor = small[STAGED_ORDER[i]];
+    if (!tensor) continue;
+    f[at + WIRE_STAGED + i] = tensor.length;
+    heap.set(tensor, offset);
+    offset += tensor.length;
+  }
+  let rest = null;
+  for (const name in tensors) if (!small[name]) (rest ??= {})[name] = tensors[name];
+  return rest;
 }
