@@ -122,6 +122,11 @@ describe('the step contract', () => {
     const third = engine.run({ ...config, weights });
     third.release();
     assert.ok(weights.Wq.length === 64 * 64);
+    // A run big enough that its scores-sized steps were streamed into buffers of their own
+    // (B·H·T·Tk ≥ 65,536): releasing empties those too.
+    const streamed = engine.run({ B: 1, T: 128, C: 32, H: 4 });
+    streamed.release();
+    assert.deepEqual(streamed.steps.filter((step) => step.data.length > 0).map((step) => step.id), []);
   });
 
   test('ids and shapes of the seed example, in walkthrough order', () => {

@@ -312,20 +312,19 @@ class Engine {
         at += 2;
       }
 
-      const arrays = this.#copyOut(module.HEAPF32, starts, lengths, sameAs, streams);
+      const { arrays, buffers } = this.#copyOut(module.HEAPF32, starts, lengths, sameAs, streams);
       const weights = {};
       names.forEach((name, i) => (weights[name] = arrays[arrays.length - names.length + i]));
       const output = sendOutput ? arrays[steps] : stepValues && stepCount ? arrays[steps - 1] : null;
-      const buffers = [...new Set(arrays.map((array) => array.buffer))];
       return { metadata, warnings, changes, steps: arrays.slice(0, steps), output, weights, buffers };
     } finally {
       module.releaseTrace();
     }
   }
 
-  // Copies heap ranges [starts[i], starts[i] + lengths[i]) into one new buffer and returns a
-  // Float32Array window per range; sameAs[i] ≥ 0 makes entry i the array of entry sameAs[i], and
-  // sameAs[i] = −2 − k the streamed array streams[k].
+  // Copies heap ranges [starts[i], starts[i] + lengths[i]) into one new buffer and returns
+  // { arrays: a Float32Array window per range, buffers: every buffer they lie in }; sameAs[i] ≥ 0
+  // makes entry i the array of entry sameAs[i], and sameAs[i] = −2 − k the streamed array streams[k].
   // A small run's tensors come gathered in one block (bindings.cpp): one copy of the span that
   // holds them all costs less than a copy each.
   #copyOut(heap, starts, lengths, sameAs, streams) {
@@ -336,15 +335,19 @@ class Engine {
       low = Math.min(low, starts[i]);
       high = Math.max(high, starts[i] + lengths[i]);
     }
+    // (Windows are made with the Float32Array constructor: subarray() looks up a species
+    // constructor each time, which cost more than the toy run's copy.)
     const arrays = new Array(starts.length);
+    const buffers = streams.filter(Boolean).map((stream) => stream.buffer);
     if (total > 0 && total < 65536 && high - low <= 2 * total) {
-      const span = heap.slice(low, high);
+      const span = heap.slice(low, high).buffer;
       for (let i = 0; i < starts.length; ++i) {
-        arrays[i] = sameAs[i] >= 0 ? arrays[sameAs[i]] : sameAs[i] < -1 ? streams[-2 - sameAs[i]] : span.subarray(starts[i] - low, starts[i] - low + lengths[i]);
+        arrays[i] = sameAs[i] >= 0 ? arrays[sameAs[i]] : sameAs[i] < -1 ? streams[-2 - sameAs[i]] : new Float32Array(span, 4 * (starts[i] - low), lengths[i]);
       }
-      return arrays;
+      buffers.push(span);
+      return { arrays, buffers };
     }
-    const floats = new Float32Array(this.#buffer(total * 4));
+    const buffer = this.#buffer(total * 4), floats = new Float32Array(buffer);
     let offset = 0;
     for (let i = 0; i < starts.length; ++i) {
       if (sameAs[i] !== -1) {
@@ -352,10 +355,11 @@ class Engine {
         continue;
       }
       floats.set(heap.subarray(starts[i], starts[i] + lengths[i]), offset);
-      arrays[i] = floats.subarray(offset, offset + lengths[i]);
+      arrays[i] = new Float32Array(buffer, 4 * offset, lengths[i]);
       offset += lengths[i];
     }
-    return arrays;
+    buffers.push(buffer);
+    return { arrays, buffers };
   }
 
   /**
