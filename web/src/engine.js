@@ -7,7 +7,7 @@
 // Works in Node and in browsers. Callers get plain objects and owned Float32Arrays: no Embind
 // handle and no view into the wasm heap (which memory growth would detach) ever leaves here.
 import createMhaModule from '../dist/mha_engine.mjs';
-import { STAGE_BELOW, stageTensors, writeFields } from './wire-fields.js';
+import { STAGE_BELOW, isPlainObject, stageTensors, writeFields } from './wire-fields.js';
 
 const TENSOR_KEYS = ['x', 'kv'];
 const WEIGHT_KEYS = ['Wq', 'Wk', 'Wv', 'Wo', 'bq', 'bk', 'bv', 'bo'];
@@ -21,9 +21,6 @@ export class MhaError extends Error {
     this.field = field;
   }
 }
-
-const isPlainObject = (value) =>
-  value !== null && typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value);
 
 // A tensor the engine can take as is, or null so that the engine names what is wrong with it.
 function asFloat32(value) {

@@ -13,7 +13,8 @@ export const STAGED_ORDER = ['x', 'kv', 'Wq', 'Wk', 'Wv', 'Wo', 'bq', 'bk', 'bv'
 /** Tensors this small (floats) go through the staging area; larger ones as Float32Arrays. */
 export const STAGE_BELOW = 65536;
 
-const isPlainObject = (value) =>
+/** An object literal's kind of value: not null, an array or a typed array (engine.js uses it too). */
+export const isPlainObject = (value) =>
   value !== null && typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value);
 
 /**
