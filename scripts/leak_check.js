@@ -3,7 +3,7 @@
 // engine; the wasm memory size and the count of live Embind handles must be the same at the end as
 // after the first 1,000. Not part of `npm test` (minutes); tests/js/leaks.test.js runs 3,000 there.
 //   node scripts/leak_check.js [runs]      (after scripts/build.sh)
-import { createEngine } from '../web/src/engine.js';
+import { createEngine } from '../web/src/engine/engine.js';
 import { mixedRun } from '../tests/js/leak_workload.js';
 
 const runs = Number(process.argv[2] ?? 100000);

@@ -4,10 +4,9 @@
 // values, element count) and the shape chain. Exit codes: 0 ok, 2 bad config or usage.
 import { parseArgs } from 'node:util';
 
-import { createEngine, MhaError } from './src/engine.js';
+import { createEngine, MhaError } from './src/engine/engine.js';
 import { formatBytes, formatCount, layoutTensor, shapeChain, shapeText } from './src/format.js';
 import { translator } from './src/i18n.js';
-import { localizeMessage } from './src/messages.js';
 
 const USAGE = `Usage: mha-lens walk --B <n> --T <n> --C <n> --H <n> [options]
 
@@ -72,7 +71,7 @@ function printWalk(run, t, lang) {
   console.log('');
   console.log(`${t('cli.chain')}: ${shapeChain(run.steps)}`);
   console.log(`${t('cli.parameters')}: ${formatCount(s.parameterCount)} · ${t('cli.kvCache')}: ${formatCount(s.kvCacheBytesPerToken)} ${t('cli.bytesPerToken')} · ${t('cli.flops')}: ${formatCount(s.flops)}`);
-  for (const warning of run.warnings) console.log(`${t('cli.warning')}: ${localizeMessage(warning, lang)}`);
+  for (const warning of run.warnings) console.log(`${t('cli.warning')}: ${warning.messageIn(lang)}`);
 }
 
 function printStep(step, t) {
@@ -111,7 +110,7 @@ async function main() {
     run = engine.run(configFrom(values));
   } catch (error) {
     if (!(error instanceof MhaError)) throw error;
-    process.stderr.write(`${t('cli.error')}: ${localizeMessage(error.message, lang)}\n`);
+    process.stderr.write(`${t('cli.error')}: ${error.messageIn(lang)}\n`);
     process.exit(2);
   }
   if (values.json) {
@@ -121,7 +120,7 @@ async function main() {
       printStep(run.step(values.step), t);
     } catch (error) {
       if (!(error instanceof MhaError)) throw error;
-      process.stderr.write(`${t('cli.error')}: ${localizeMessage(error.message, lang)}\n`);
+      process.stderr.write(`${t('cli.error')}: ${error.messageIn(lang)}\n`);
       process.exit(2);
     }
   } else {

@@ -1,9 +1,27 @@
 #pragma once
-// The engine's Config from the JS config object (without its tensors), as engine.js passes it.
+// JS values → the engine's types: the config object, and the tensors that come with it.
 
 #include <emscripten/val.h>
 
+#include <string>
+#include <vector>
+
 #include "mha/config.hpp"
 
+/// @brief The Config a JS config object describes (without its tensors: engine.js hands x, kv
+///        and weights over separately). Reads own enumerable keys only.
 /// @throws mha::MhaError naming the field at fault, as config_from_json does for JSON text.
 mha::Config config_from_js(const emscripten::val& config);
+
+/// @brief The length of a tensor as JS holds it (an Array or a numeric typed array), read without
+///        touching its values; throws MhaError(bad_type.tensor) for anything else.
+std::uint64_t tensor_length_of(const std::string& field, const emscripten::val& tensor);
+
+/// @brief A tensor's values as float32, once its length has been checked: a typed array by one
+///        copy, an Array by Float32Array.from. A value that is not a finite number, or a hole, is
+///        refused naming its index.
+std::vector<float> floats_from_js(const std::string& field, const emscripten::val& tensor);
+
+/// @brief The names of the weights object's tensors, each a known weight name (Wq … bo).
+/// @throws MhaError for a weights value that is not an object, or a key that is not a weight.
+std::vector<std::string> weight_names(const emscripten::val& weights);

@@ -3,30 +3,30 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <limits>
 #include <string>
 
+#include "mha/catalogue.hpp"
 #include "mha/error.hpp"
 
 namespace mha {
 namespace {
 
+// Each size alone; the memory cap limits their products.
 constexpr std::int64_t max_size = 1'000'000;
 
-std::string str(std::int64_t v) { return std::to_string(v); }
+template <class Number>
+std::string str(Number n) {
+    return std::to_string(n);
+}
 
-void check_size(const char* name, std::int64_t value, const char* meaning) {
+void check_size(const char* name, std::int64_t value) {
     if (value < 1)
-        throw MhaError(ErrorCode::bad_size, name,
-                       std::string(name) + "=" + str(value) + " is not allowed: " + name + " is " +
-                           meaning + " and must be at least 1.");
+        throw MhaError(name, "bad_size.below_one", {{"field", name}, {"value", str(value)}, {"meaning", std::string("term.size.") + name}});
     if (value > max_size)
-        throw MhaError(ErrorCode::bad_size, name,
-                       std::string(name) + "=" + str(value) + " is too large: sizes go up to " +
-                           str(max_size) + " (and the memory cap limits their product).");
+        throw MhaError(name, "bad_size.too_large", {{"field", name}, {"value", str(value)}, {"max", str(max_size)}});
 }
 
 std::string divisors_of(std::int64_t n) {
@@ -36,110 +36,140 @@ std::string divisors_of(std::int64_t n) {
     return list;
 }
 
-// The largest |value| of each explicit tensor, found once by check_tensor and used again by
-// check_magnitudes: at C=768 the weights are 2.4 M values, and each pass over them costs about as
-// much as a T=128 run's attention.
-using KnownPeaks = std::vector<std::pair<const std::vector<float>*, float>>;
-
-// The values of an explicit tensor: finite (else the first bad one is named), and their largest
-// |value| noted for check_magnitudes.
-void check_values(const std::string& name, const std::vector<float>& values, KnownPeaks* peaks, const Config& c) {
-    // One four-lane pass first (this runs over every explicit weight on every run), unless the
-    // caller made it already; only a tensor that holds a bad value is searched for where.
-    float largest = -1.0f;
-    for (const auto& [data, known] : c.largest_known)
-        if (data == values.data()) largest = known;
-    if (largest < 0.0f) largest = largest_magnitude(values);
-    if (largest <= std::numeric_limits<float>::max()) {
-        if (peaks) peaks->emplace_back(&values, largest);
-        return;
-    }
-    for (std::size_t i = 0; i < values.size(); ++i)
-        if (!std::isfinite(values[i]))
-            throw MhaError(ErrorCode::non_finite, name,
-                           name + "[" + std::to_string(i) + "] is " +
-                               (std::isnan(values[i]) ? "NaN" : values[i] > 0 ? "Infinity" : "-Infinity") +
-                               ": explicit tensors must hold finite numbers.");
-}
-
-// How an explicit tensor's length is made up, for its message: symbols and, for a tensor that is
-// not a bias, the numbers ("C·H·D = 8·8"). Written out only when the length is wrong.
-struct LengthFormula {
-    const char* symbols;
-    std::size_t count = 0;  // of numbers
-    std::size_t numbers[3] = {};
-    std::string text() const {
-        std::string out = symbols;
-        for (std::size_t i = 0; i < count; ++i) out += (i ? "·" : " = ") + std::to_string(numbers[i]);
-        return out;
-    }
-};
-
-void check_tensor(const std::string& name, const std::vector<float>& values, std::size_t expected,
-                  const LengthFormula& formula, KnownPeaks* peaks, const Config& c) {
-    if (values.size() != expected)
-        throw MhaError(ErrorCode::bad_tensor_length, name,
-                       name + " has " + std::to_string(values.size()) + (values.size() == 1 ? " value" : " values") + " but needs " +
-                           formula.text() + " = " + std::to_string(expected) + ".");
-    check_values(name, values, peaks, c);
-}
-
-void check_weights(const Weights& w, const Dims& d, bool bias, KnownPeaks* peaks, const Config& c) {
-    // A matrix's length is `rows`·`cols` ("C·H·D = 8·8"); a bias has its symbols only.
-    struct Entry { const char* name; const std::vector<float>* values; const char* symbols; std::size_t rows, cols; bool is_bias; };
-    const Entry entries[] = {
-        {"Wq", &w.Wq, "C·H·D", d.C, d.H * d.D, false},
-        {"Wk", &w.Wk, "C·Hkv·D", d.C, d.Hkv * d.D, false},
-        {"Wv", &w.Wv, "C·Hkv·D", d.C, d.Hkv * d.D, false},
-        {"Wo", &w.Wo, "C·C", d.C, d.C, false},
-        {"bq", &w.bq, "H·D", d.H * d.D, 1, true},
-        {"bk", &w.bk, "Hkv·D", d.Hkv * d.D, 1, true},
-        {"bv", &w.bv, "Hkv·D", d.Hkv * d.D, 1, true},
-        {"bo", &w.bo, "C", d.C, 1, true},
-    };
-    for (const auto& e : entries) {
-        const std::string field = std::string("weights.") + e.name;
-        if (e.is_bias && !bias) {
-            if (!e.values->empty())
-                throw MhaError(ErrorCode::bad_value, field,
-                               field + " is given but bias is false: remove the biases or set bias to true.");
-            continue;
-        }
-        if (e.values->empty())
-            throw MhaError(ErrorCode::missing, field,
-                           field + " is missing: explicit weights need Wq, Wk, Wv and Wo" +
-                               (bias ? ", and bq, bk, bv and bo because bias is true." : "."));
-        const LengthFormula formula{e.symbols, e.is_bias ? 0u : 2u, {e.rows, e.cols}};
-        check_tensor(field, *e.values, e.rows * e.cols, formula, peaks, c);
-    }
-}
-
-// The largest |value| of a tensor and where it is.
-struct Peak {
-    double value = 0;
-    std::size_t index = 0;
-};
-
-Peak peak_of(const std::vector<float>& values, const KnownPeaks& known) {
-    // The largest |value| (found by check_tensor, or four lanes at a time here: the values are
-    // finite by now); where it is, only a message needs (first_index_of).
-    float largest = -1.0f;
-    for (const auto& [tensor, peak] : known)
-        if (tensor == &values) largest = peak;
-    if (largest < 0.0f) largest = largest_magnitude(values);
-    return {largest, 0};
-}
-
-std::size_t first_index_of(const std::vector<float>& values, double magnitude) {
-    for (std::size_t i = 0; i < values.size(); ++i)
-        if (std::fabs(values[i]) == magnitude) return i;
-    return 0;
-}
-
 std::string sci(double value) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1e", value);
     return text;
+}
+
+// A lazy run's request: a step of this run, batch and head in range (both or neither, and only
+// for a scores-sized step).
+void check_request(const StepRequest& r, const Dims& d) {
+    const StepSpec* step = find_step(r.id);
+    if (!step || !appears(*step, d)) {
+        std::string ids;
+        for (const StepSpec& s : catalogue())
+            if (appears(s, d)) ids += (ids.empty() ? "" : ", ") + std::string(s.id);
+        throw MhaError("step", "unknown_step.in_run", {{"step", r.id}, {"steps", ids}});
+    }
+    if (r.batch.has_value() != r.head.has_value() || (r.batch && !is_scores_sized(r.id)))
+        throw MhaError("step", "bad_value.slice", {{"step", r.id}});
+    if (r.batch && (*r.batch < 0 || *r.batch >= static_cast<std::int64_t>(d.B)))
+        throw MhaError("batch", "bad_value.slice_range", {{"field", "batch"}, {"value", str(*r.batch)}, {"max", str(d.B - 1)}});
+    if (r.head && (*r.head < 0 || *r.head >= static_cast<std::int64_t>(d.H)))
+        throw MhaError("head", "bad_value.slice_range", {{"field", "head"}, {"value", str(*r.head)}, {"max", str(d.H - 1)}});
+}
+
+// The part of a run's memory that is largest, and the sizes that shrink it.
+struct MemoryPart {
+    const char* term;
+    double bytes;
+    const char* lower;
+    const char* field;  // the size to lower first, which the error names
+};
+
+MemoryPart largest_part(const MemoryNeed& m, const Dims& d) {
+    const double head_scores = 4.0 * static_cast<double>(d.T) * static_cast<double>(d.Tk);
+    const MemoryPart parts[] = {
+        {"term.memory.snapshots", m.snapshots, "B, T, Tk or H", d.B > d.T ? "B" : "T"},
+        {"term.memory.weights", m.weights, "C", "C"},
+        {"term.memory.inputs", m.inputs, d.cross ? "B, T, Tk or C" : "B, T or C", d.B > d.T ? "B" : "T"},
+        {"term.memory.scores", head_scores, "T or Tk", d.Tk > d.T ? "Tk" : "T"},
+        {"term.memory.working", m.working - head_scores, "B, T, Tk or C", d.B > d.T ? "B" : "T"},
+    };
+    return *std::max_element(std::begin(parts), std::end(parts), [](const MemoryPart& a, const MemoryPart& b) { return a.bytes < b.bytes; });
+}
+
+void check_memory(const Config& c, const Dims& d, const RunOptions& options) {
+    const MemoryNeed need = memory_need(d, c, options);
+    const double total = need.total();
+    const double cap = static_cast<double>(c.memory_cap);
+    if (total <= cap && total <= addressable_bytes) return;
+    if (options.only && need.snapshots > cap) {  // one step of a lazy run, which alone is too big
+        Params params{{"step", options.only->id}, {"needed", format_bytes(need.snapshots)}, {"cap", format_bytes(cap)}};
+        if (is_scores_sized(options.only->id) && !options.only->batch) params.push_back({"slice", "term.ask_slice"});
+        throw MhaError("memoryCap", "memory_cap.step", params);
+    }
+    const MemoryPart largest = largest_part(need, d);
+    Params params{{"needed", format_bytes(total)}, {"largest", largest.term}, {"largest_bytes", format_bytes(largest.bytes)},
+                  {"lower", largest.lower}};
+    if (total > addressable_bytes) {
+        params.push_back({"limit", format_bytes(addressable_bytes)});
+        throw MhaError(largest.field, "memory_cap.addressable", params);
+    }
+    params.push_back({"cap", format_bytes(cap)});
+    throw MhaError(largest.field, "memory_cap.needs", params);
+}
+
+// How an explicit tensor's length is made up: "B·T·C = 2·4·8", or "H·D" for a bias.
+struct TensorShape {
+    const char* name;
+    const char* symbols;
+    bool show_numbers;
+};
+
+constexpr TensorShape tensor_shapes[] = {
+    {"x", "B·T·C", true},           {"kv", "B·Tk·C", true},          {"weights.Wq", "C·H·D", true},
+    {"weights.Wk", "C·Hkv·D", true}, {"weights.Wv", "C·Hkv·D", true}, {"weights.Wo", "C·C", true},
+    {"weights.bq", "H·D", false},    {"weights.bk", "Hkv·D", false},   {"weights.bv", "Hkv·D", false},
+    {"weights.bo", "C", false}};
+
+std::uint64_t factor(char symbol, bool kv, const Dims& d) {
+    switch (symbol) {
+        case 'B': return d.B;
+        case 'T': return kv ? d.Tk : d.T;
+        case 'C': return d.C;
+        case 'H': return kv ? d.Hkv : d.H;
+        case 'D': return d.D;
+    }
+    return 1;
+}
+
+// The factors of a symbol formula such as "C·Hkv·D" ("Hkv" and "Tk" are one symbol each).
+std::vector<std::uint64_t> factors(std::string_view symbols, const Dims& d) {
+    std::vector<std::uint64_t> out;
+    for (std::size_t at = 0; at < symbols.size();) {
+        const std::size_t dot = symbols.find("·", at);
+        const std::string_view symbol = symbols.substr(at, dot == std::string_view::npos ? std::string_view::npos : dot - at);
+        const bool kv = symbol == "Hkv" || symbol == "Tk";
+        out.push_back(factor(symbol[0], kv, d));
+        if (dot == std::string_view::npos) break;
+        at = dot + std::strlen("·");
+    }
+    return out;
+}
+
+const TensorShape& shape_of_tensor(std::string_view name) {
+    for (const TensorShape& shape : tensor_shapes)
+        if (name == shape.name) return shape;
+    return tensor_shapes[0];
+}
+
+void check_values(const std::string& name, const std::vector<float>& values) {
+    if (largest_magnitude(values.data(), values.size()) <= std::numeric_limits<float>::max()) return;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (!std::isfinite(values[i]))
+            throw MhaError(name, "non_finite.value",
+                           {{"field", name + "[" + str(i) + "]"},
+                            {"value", std::isnan(values[i]) ? "NaN" : values[i] > 0 ? "Infinity" : "-Infinity"}});
+}
+
+void check_weights(const Weights& w, const Dims& d, bool bias) {
+    for (const WeightField& f : weight_fields) {
+        const std::vector<float>& values = w.*f.member;
+        const std::string field = std::string("weights.") + f.name;
+        if (f.is_bias && !bias) {
+            if (!values.empty()) throw MhaError(field, "bad_value.bias_given", {{"field", field}});
+            continue;
+        }
+        if (values.empty()) {
+            Params params{{"field", field}};
+            if (bias) params.push_back({"biases", "term.and_biases"});
+            throw MhaError(field, "missing.weight", params);
+        }
+        check_tensor_length(field, values.size(), d);
+        check_values(field, values);
+    }
 }
 
 // Finite inputs can still overflow float32 (largest 3.4e38) on the way: x = 1e30 times a weight of
@@ -147,15 +177,14 @@ std::string sci(double value) {
 // refuse values whose worst case could overflow. The bounds add up |terms| (every sum in the pass
 // is at most that), with seeded tensors at their own bounds (±1 for x and kv, ±1/√C for weights).
 // |values| ≤ 1e4 everywhere always passes for sizes up to 1e6.
-void check_magnitudes(const Config& c, const Dims& d, const KnownPeaks& known) {
-    const bool any_explicit = c.x || c.kv || c.weights;
-    if (!any_explicit) return;
-    struct Given { std::string field; Peak peak; const std::vector<float>* values; };
+void check_magnitudes(const Config& c, const Dims& d) {
+    if (!c.x && !c.kv && !c.weights) return;
+    struct Given { std::string field; double peak; const std::vector<float>* values; };
     std::vector<Given> given;
     auto bound = [&](const char* field, const std::vector<float>* values, double seeded) {
         if (!values) return seeded;
-        given.push_back({field, peak_of(*values, known), values});
-        return given.back().peak.value;
+        given.push_back({field, largest_magnitude(values->data(), values->size()), values});
+        return given.back().peak;
     };
     const double seeded_w = 1.0 / std::sqrt(static_cast<double>(d.C));
     const Weights* w = c.weights ? &*c.weights : nullptr;
@@ -176,22 +205,19 @@ void check_magnitudes(const Config& c, const Dims& d, const KnownPeaks& known) {
     // A quarter of float32's largest number: room for rounding in long sums, and for the
     // softmax's s − max(s), which can double a magnitude.
     constexpr double limit = FLT_MAX / 4;
-    const char* where = std::max({q, k, v}) > limit ? "the projections Q, K, V"
-                        : scores > limit            ? "the attention scores Q·Kᵀ"
-                        : output > limit            ? "the output"
+    const char* where = std::max({q, k, v}) > limit ? "term.where.projections"
+                        : scores > limit            ? "term.where.scores"
+                        : output > limit            ? "term.where.output"
                                                     : nullptr;
     if (!where) return;
-    Given* largest = &given.front();
-    for (auto& g : given)
-        if (g.peak.value > largest->peak.value) largest = &g;
-    largest->peak.index = first_index_of(*largest->values, largest->peak.value);
-    const double worst = std::max({q, k, v, scores, output});
-    throw MhaError(ErrorCode::bad_value, largest->field,
-                   largest->field + "[" + std::to_string(largest->peak.index) + "] is " + sci(largest->peak.value) +
-                       " in size: with these values " + where + " could reach " + sci(worst) +
-                       ", beyond the 8.5e+37 that float32 holds safely (a quarter of its largest number, 3.4e+38), and the "
-                       "result would be Infinity or NaN. "
-                       "Scale the explicit tensors down (values within ±1e4 are always safe).");
+    const Given* largest = &given.front();
+    for (const Given& g : given)
+        if (g.peak > largest->peak) largest = &g;
+    std::size_t index = 0;
+    while (std::fabs((*largest->values)[index]) != largest->peak) ++index;
+    throw MhaError(largest->field, "bad_value.magnitude",
+                   {{"field", largest->field}, {"index", str(index)}, {"value", sci(largest->peak)}, {"where", where},
+                    {"worst", sci(std::max({q, k, v, scores, output}))}});
 }
 
 }  // namespace
@@ -205,33 +231,14 @@ std::string format_bytes(double bytes) {
     return text;
 }
 
-// The largest |value|, or NaN if there is a NaN, eight values a step (GCC/Clang vector extensions:
-// SSE natively, SIMD128 in WebAssembly). A float with its sign bit cleared orders as its bit
-// pattern does, and every NaN's pattern lies above Infinity's (0x7f800000): one integer max
-// finds both the largest magnitude and whether there is a NaN. (Compilers do not vectorise a
-// float max reduction on their own, since NaN makes it order-dependent; a float compare, a NaN
-// test and a select per vector took 2.5 times as long.)
-float largest_magnitude(const std::vector<float>& values) { return largest_magnitude(values.data(), values.size()); }
-
+// The largest |value|, or NaN if there is a NaN. A float with its sign bit cleared orders as its
+// bit pattern does, and every NaN's pattern lies above Infinity's, so one integer max finds both
+// the largest magnitude and whether there is a NaN.
 float largest_magnitude(const float* data, std::size_t count) {
-    typedef std::int32_t i32x4 __attribute__((vector_size(16)));
-    constexpr std::int32_t magnitude = 0x7fffffff, infinity = 0x7f800000;
-    // Two accumulators, so that consecutive vectors do not wait on each other.
-    i32x4 largest_a = {0, 0, 0, 0}, largest_b = largest_a;
-    std::size_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        i32x4 a, b;
-        std::memcpy(&a, data + i, sizeof a);
-        std::memcpy(&b, data + i + 4, sizeof b);
-        a &= magnitude;
-        b &= magnitude;
-        largest_a = a > largest_a ? a : largest_a;
-        largest_b = b > largest_b ? b : largest_b;
-    }
-    const i32x4 largest = largest_a > largest_b ? largest_a : largest_b;
-    std::int32_t bits = std::max(std::max(largest[0], largest[1]), std::max(largest[2], largest[3]));
-    for (; i < count; ++i) {
-        std::int32_t value;
+    constexpr std::uint32_t magnitude = 0x7fffffff, infinity = 0x7f800000;
+    std::uint32_t bits = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        std::uint32_t value;
         std::memcpy(&value, data + i, sizeof value);
         bits = std::max(bits, value & magnitude);
     }
@@ -241,98 +248,72 @@ float largest_magnitude(const float* data, std::size_t count) {
     return result;
 }
 
-std::vector<float> zeros(std::size_t n) { return std::vector<float>(n); }
-
 std::uint64_t snapshot_bytes(const Dims& d) {
-    // Counted in double: a config far over the cap must not wrap around to a small number.
-    const double B = d.B, T = d.T, Tk = d.Tk, C = d.C, H = d.H, Hkv = d.Hkv, D = d.D;
-    double values = B * T * C                        // x
-                    + (d.cross ? B * Tk * C : 0)     // source
-                    + 3 * B * T * H * D              // q, q_split, q_heads
-                    + 6 * B * Tk * Hkv * D           // k, v and their splits and heads
-                    + (d.Hkv < d.H ? 2 * B * H * Tk * D : 0)  // k_shared, v_shared
-                    + B * H * D * Tk                 // k_t
-                    + 4 * B * H * T * Tk             // scores, scaled, masked, weights
-                    + 2 * B * H * T * D              // context, context_t
-                    + 2 * B * T * C;                 // concat, output
+    double values = 0;
+    for (const StepSpec& step : catalogue())
+        if (step.pass == Pass::forward && appears(step, d)) values += static_cast<double>(step_numel(step, d));
     const double bytes = values * sizeof(float);
     return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
-std::uint64_t parameter_count(const Dims& d, bool bias) {
-    const std::uint64_t C = d.C, HD = d.H * d.D, KD = d.Hkv * d.D;
-    return C * HD + 2 * C * KD + C * C + (bias ? HD + 2 * KD + C : 0);
+MemoryNeed memory_need(const Dims& d, const Config& c, const RunOptions& options) {
+    const double B = d.B, T = d.T, Tk = d.Tk, C = d.C, H = d.H, D = d.D, HD = H * D, KD = static_cast<double>(d.Hkv) * D;
+    const double f = sizeof(float);
+    const bool grouped = d.Hkv < d.H;
+    const bool recording = options.only || c.snapshots != Snapshots::none;
+    MemoryNeed m;
+    m.inputs = f * (B * T * C + (d.cross ? B * Tk * C : 0));
+    m.weights = f * (C * HD + 2 * C * KD + C * C + (c.bias ? HD + 2 * KD + C : 0));
+    m.working = f * (B * T * HD + 2 * B * Tk * KD  // q, k, v
+                     + T * Tk                      // one head's scores
+                     + 3 * B * T * C               // concat, the output and its copy in the trace
+                     // made only for a snapshot: the context as its own tensor, GQA's shared heads
+                     + (recording ? B * H * T * D + (grouped ? 2 * B * H * Tk * D : 0) : 0));
+    if (options.only) {
+        const StepSpec* step = find_step(options.only->id);
+        m.snapshots = options.only->batch ? f * T * Tk : step ? f * static_cast<double>(step_numel(*step, d)) : 0;
+    } else if (c.snapshots == Snapshots::all) {
+        m.snapshots = static_cast<double>(snapshot_bytes(d));
+    }
+    return m;
 }
 
-std::uint64_t kv_cache_bytes_per_token(const Dims& d) {
-    return 2ull * d.Hkv * d.D * sizeof(float);
+std::uint64_t tensor_length(std::string_view name, const Dims& d) {
+    std::uint64_t n = 1;
+    for (const std::uint64_t f : factors(shape_of_tensor(name).symbols, d)) n *= f;
+    return n;
 }
 
-bool is_scores_sized(const std::string& id) {
-    return id == "scores" || id == "scaled" || id == "masked" || id == "weights";
+void check_tensor_length(std::string_view name, std::uint64_t count, const Dims& d) {
+    const std::uint64_t expected = tensor_length(name, d);
+    if (count == expected) return;
+    const TensorShape& shape = shape_of_tensor(name);
+    std::string formula = shape.symbols;
+    if (shape.show_numbers) {
+        std::string numbers;
+        for (const std::uint64_t f : factors(shape.symbols, d)) numbers += (numbers.empty() ? "" : "·") + str(f);
+        formula += " = " + numbers;
+    }
+    throw MhaError(std::string(name), "bad_tensor_length",
+                   {{"field", std::string(name)}, {"count", str(count)}, {"unit", count == 1 ? "term.unit.value" : "term.unit.values"},
+                    {"formula", formula}, {"expected", str(expected)}});
 }
 
-namespace {
-
-// Values of the step `id` in a run of these sizes (0 for an id no run has).
-double step_values(const Dims& d, const std::string& id) {
-    const double B = d.B, T = d.T, Tk = d.Tk, C = d.C, H = d.H, Hkv = d.Hkv, D = d.D;
-    if (id == "x" || id == "concat" || id == "output") return B * T * C;
-    if (id == "source") return B * Tk * C;
-    if (id == "q" || id == "q_split" || id == "q_heads" || id == "context" || id == "context_t") return B * T * H * D;
-    if (id == "k" || id == "v" || id == "k_split" || id == "v_split" || id == "k_heads" || id == "v_heads") return B * Tk * Hkv * D;
-    if (id == "k_shared" || id == "v_shared" || id == "k_t") return B * H * Tk * D;
-    if (is_scores_sized(id)) return B * H * T * Tk;
-    return 0;
-}
-
-// A lazy run's request: a step that exists, batch and head in range (both or neither, for a
-// scores-sized step only), and values within the memory cap.
-void check_request(const StepRequest& r, const Dims& d, double cap) {
-    double values = step_values(d, r.id);
-    if (values == 0)
-        throw MhaError(ErrorCode::unknown_step, "step", "There is no step \"" + r.id + "\" in a run.");
-    if (r.batch.has_value() != r.head.has_value() || (r.batch && !is_scores_sized(r.id)))
-        throw MhaError(ErrorCode::bad_value, "step",
-                       "A slice {batch, head} takes both, and only of scores, scaled, masked or weights; \"" + r.id +
-                           "\" is asked for whole.");
-    if (r.batch && (*r.batch < 0 || *r.batch >= static_cast<std::int64_t>(d.B)))
-        throw MhaError(ErrorCode::bad_value, "batch", "batch=" + str(*r.batch) + " is outside 0…" + std::to_string(d.B - 1) + ".");
-    if (r.head && (*r.head < 0 || *r.head >= static_cast<std::int64_t>(d.H)))
-        throw MhaError(ErrorCode::bad_value, "head", "head=" + str(*r.head) + " is outside 0…" + std::to_string(d.H - 1) + ".");
-    if (r.batch) values = static_cast<double>(d.T) * static_cast<double>(d.Tk);
-    if (values * sizeof(float) > cap)
-        throw MhaError(ErrorCode::memory_cap, "memoryCap",
-                       "Step \"" + r.id + "\" needs " + format_bytes(values * sizeof(float)) + ", above the memory cap of " +
-                           format_bytes(cap) + (is_scores_sized(r.id) && !r.batch ? ": ask for one {batch, head} of it." : "."));
-}
-
-}  // namespace
-
-Dims validate(const Config& c) {
-    check_size("B", c.B, "the batch size (sequences per batch)");
-    check_size("T", c.T, "the query length (tokens per sequence)");
-    if (c.Tk) check_size("Tk", *c.Tk, "the key/value length (tokens of the source sequence)");
-    check_size("C", c.C, "the model width (features per token)");
-    check_size("H", c.H, "the number of query heads");
-    if (c.Hkv) check_size("Hkv", *c.Hkv, "the number of key/value heads");
+Dims validate_sizes(const Config& c, const RunOptions& options) {
+    check_size("B", c.B);
+    check_size("T", c.T);
+    if (c.Tk) check_size("Tk", *c.Tk);
+    check_size("C", c.C);
+    check_size("H", c.H);
+    if (c.Hkv) check_size("Hkv", *c.Hkv);
 
     if (c.C % c.H != 0)
-        throw MhaError(ErrorCode::not_divisible, "H",
-                       "C=" + str(c.C) + " is not divisible by H=" + str(c.H) +
-                           ": every head needs D = C/H features. Choose H from the divisors of C=" +
-                           str(c.C) + ": " + divisors_of(c.C) + ".");
+        throw MhaError("H", "not_divisible", {{"C", str(c.C)}, {"H", str(c.H)}, {"divisors", divisors_of(c.C)}});
     const std::int64_t Hkv = c.Hkv.value_or(c.H);
     if (Hkv > c.H)
-        throw MhaError(ErrorCode::heads_not_divisible, "Hkv",
-                       "Hkv=" + str(Hkv) + " is larger than H=" + str(c.H) +
-                           ": there cannot be more key/value heads than query heads. Choose Hkv from the divisors of H=" +
-                           str(c.H) + ": " + divisors_of(c.H) + ".");
+        throw MhaError("Hkv", "heads_not_divisible.more_kv", {{"Hkv", str(Hkv)}, {"H", str(c.H)}, {"divisors", divisors_of(c.H)}});
     if (c.H % Hkv != 0)
-        throw MhaError(ErrorCode::heads_not_divisible, "Hkv",
-                       "H=" + str(c.H) + " is not divisible by Hkv=" + str(Hkv) +
-                           ": each key/value head is shared by H/Hkv query heads. Choose Hkv from the divisors of H=" +
-                           str(c.H) + ": " + divisors_of(c.H) + ".");
+        throw MhaError("Hkv", "heads_not_divisible", {{"H", str(c.H)}, {"Hkv", str(Hkv)}, {"divisors", divisors_of(c.H)}});
 
     Dims d{};
     d.B = c.B; d.T = c.T; d.Tk = c.Tk.value_or(c.T); d.C = c.C; d.H = c.H; d.Hkv = Hkv; d.D = c.C / c.H;
@@ -341,43 +322,38 @@ Dims validate(const Config& c) {
     if (c.key_lengths) {
         const auto& lengths = *c.key_lengths;
         if (lengths.size() != d.B)
-            throw MhaError(ErrorCode::bad_key_lengths, "keyLengths",
-                           "keyLengths has " + std::to_string(lengths.size()) + " entries but B=" + str(c.B) +
-                               ": give one valid key length per batch row.");
+            throw MhaError("keyLengths", "bad_key_lengths.count", {{"count", str(lengths.size())}, {"B", str(c.B)}});
         for (std::size_t b = 0; b < lengths.size(); ++b)
             if (lengths[b] < 0 || lengths[b] > static_cast<std::int64_t>(d.Tk))
-                throw MhaError(ErrorCode::bad_key_lengths, "keyLengths",
-                               "keyLengths[" + std::to_string(b) + "]=" + str(lengths[b]) + " is outside [0, Tk=" +
-                                   std::to_string(d.Tk) + "]: it counts the keys of batch row " +
-                                   std::to_string(b) + " that are not padding.");
+                throw MhaError("keyLengths", "bad_key_lengths.range", {{"b", str(b)}, {"value", str(lengths[b])}, {"Tk", str(d.Tk)}});
     }
-
-    // The size check comes before the tensors: a huge config must not be walked value by value.
-    const double needed = static_cast<double>(snapshot_bytes(d));
-    const double cap = static_cast<double>(c.memory_cap);
-    // Whatever the cap and the snapshots, no tensor may need more bytes than size_t can count: in
-    // WebAssembly size_t has 32 bits, and B·T·C = 65536·65536·1 would wrap around to 0 and the
-    // forward pass would write past its buffers. `needed` sums every tensor of the pass.
-    if (needed > static_cast<double>(SIZE_MAX))
-        throw MhaError(ErrorCode::memory_cap, "memoryCap",
-                       "This config needs " + format_bytes(needed) + " for its tensors, more than this build of the "
-                           "engine can address (" + format_bytes(static_cast<double>(SIZE_MAX)) +
-                           "). Lower B, T, Tk or H: raising memoryCap cannot help.");
-    if (c.request) check_request(*c.request, d, cap);
-    // A lazy run keeps no values, and a request is checked for what it asks for.
-    if (c.snapshots && !c.lazy && !c.request && needed > cap)
-        throw MhaError(ErrorCode::memory_cap, "memoryCap",
-                       "This config needs " + format_bytes(needed) + " for its snapshots, above the memory cap of " +
-                           format_bytes(cap) + " (the scores-sized steps alone hold B·H·Tq·Tk = " +
-                           str(c.B) + "·" + str(c.H) + "·" + str(c.T) + "·" + std::to_string(d.Tk) +
-                           " values each). Lower B, T, Tk or H, or raise memoryCap.");
-
-    KnownPeaks peaks;
-    if (c.x) check_tensor("x", *c.x, d.B * d.T * d.C, {"B·T·C", 3, {d.B, d.T, d.C}}, &peaks, c);
-    if (c.kv) check_tensor("kv", *c.kv, d.B * d.Tk * d.C, {"B·Tk·C", 3, {d.B, d.Tk, d.C}}, &peaks, c);
-    if (c.weights) check_weights(*c.weights, d, c.bias, &peaks, c);
-    check_magnitudes(c, d, peaks);
+    if (options.only) check_request(*options.only, d);
+    // Before any tensor is read or allocated: everything a run allocates, weights and working
+    // tensors included, within the cap and within what this build can address.
+    check_memory(c, d, options);
     return d;
 }
+
+Dims validate(const Config& c, const RunOptions& options) {
+    const Dims d = validate_sizes(c, options);
+    if (c.x) {
+        check_tensor_length("x", c.x->size(), d);
+        check_values("x", *c.x);
+    }
+    if (c.kv) {
+        check_tensor_length("kv", c.kv->size(), d);
+        check_values("kv", *c.kv);
+    }
+    if (c.weights) check_weights(*c.weights, d, c.bias);
+    check_magnitudes(c, d);
+    return d;
+}
+
+std::uint64_t parameter_count(const Dims& d, bool bias) {
+    const std::uint64_t C = d.C, HD = d.H * d.D, KD = d.Hkv * d.D;
+    return C * HD + 2 * C * KD + C * C + (bias ? HD + 2 * KD + C : 0);
+}
+
+std::uint64_t kv_cache_bytes_per_token(const Dims& d) { return 2ull * d.Hkv * d.D * sizeof(float); }
 
 }  // namespace mha

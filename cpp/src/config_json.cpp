@@ -65,9 +65,9 @@ Config config_from_json(const std::string& text) {
     try {
         root = json::parse(text);
     } catch (const json::parse_error& e) {
-        throw MhaError(ErrorCode::bad_json, "config", std::string("The config is not valid JSON: ") + e.what());
+        throw MhaError("config", "bad_json.syntax", {{"detail", e.what()}});
     } catch (const json::exception& e) {  // out_of_range 406: a number beyond a double, such as 1e400
-        throw MhaError(ErrorCode::bad_json, "config", std::string("The config holds a number it cannot read: ") + e.what());
+        throw MhaError("config", "bad_json.number", {{"detail", e.what()}});
     }
     return read_config(JsonValue(&root));
 }

@@ -16,7 +16,7 @@ import { gzipSync } from 'node:zlib';
 import { performance } from 'node:perf_hooks';
 import os from 'node:os';
 
-import { createEngine } from '../../web/src/engine.js';
+import { createEngine } from '../../web/src/engine/engine.js';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

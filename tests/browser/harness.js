@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/serve.js';
-import { createEngine } from '../../web/src/engine.js';
+import { createEngine } from '../../web/src/engine/engine.js';
 
 export const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname;
 mkdirSync(ARTIFACTS, { recursive: true });

@@ -17,7 +17,7 @@ import { STRINGS } from '../../web/src/i18n.js';
 import { MAX_IMPORT_DEPTH } from '../../web/src/config-import.js';
 
 const EN = STRINGS.en;
-const PAGE_MEMORY_CAP = 32 * 2 ** 20; // mha-playground.js
+const PAGE_MEMORY_CAP = 64 * 2 ** 20; // mha-playground.js
 
 // One word each (the tokens box splits on spaces), so each is one token whose label must read
 // exactly as typed.
@@ -142,7 +142,7 @@ test('hostile tokens, quiz answers and long text on the docs page stay text', op
   const started = Date.now();
   await tokens.fill(words);
   const expected = engineError({ B: 2, T: 33_334, C: 8, H: 2, mask: 'none', bias: true, seed: 0, memoryCap: PAGE_MEMORY_CAP });
-  await page.locator('mha-playground #error-config', { hasText: expected.message }).waitFor();
+  await page.locator(`mha-playground #error-${expected.field}`, { hasText: expected.message }).waitFor();
   assert.ok(Date.now() - started < 10_000, 'refused quickly');
   assert.deepEqual(await shownTokens(page), [LONG], 'the last valid run stays');
 
@@ -150,7 +150,7 @@ test('hostile tokens, quiz answers and long text on the docs page stay text', op
   await tokens.fill('still works');
   await page.locator('mha-playground .summary-line', { hasText: 'T = 2 tokens' }).waitFor();
   assert.deepEqual(await shownTokens(page), ['still', 'works']);
-  assert.equal(await page.locator('mha-playground #error-config').textContent(), '');
+  assert.equal(await page.locator(`mha-playground #error-${expected.field}`).textContent(), '');
   await assertClean(page, problems, 'long text');
   await context.close();
 });
@@ -410,12 +410,13 @@ test('a config over the memory cap (T=4096, C=768, H=12) is refused with its siz
   assert.equal(expected.code, 'memory_cap');
   const size = expected.message.match(/needs ([\d.]+ [KMGT]iB)/)?.[1];
   assert.ok(size, `the engine states the size: ${expected.message}`);
-  const message = page.locator('mha-playground #error-config');
+  assert.equal(expected.field, 'T', 'the size to lower is T, the tokens');
+  const message = page.locator('mha-playground #error-T');
   await message.filter({ hasText: expected.message }).waitFor();
   assert.ok(Date.now() - started < 10_000, `refused in ${Date.now() - started} ms`);
   assert.match(await message.textContent(), new RegExp(`needs ${size.replace('.', '\\.')}`));
-  // Next to the controls: in the configuration block, right after the form.
-  assert.equal(await message.evaluate((p) => p.previousElementSibling?.matches('form.controls') && p.closest('section').querySelector('h2').id), 'h-controls');
+  // Next to the control at fault: the tokens box names it as its description.
+  assert.match(await field('tokens').getAttribute('aria-describedby'), /\berror-T\b/);
   assert.deepEqual(await wasmMemory(page), before, 'the wasm memory did not grow');
   assert.deepEqual(await shownTokens(page), shown, 'the last valid run stays');
 

@@ -7,7 +7,6 @@ import { ARTIFACTS, TIMEOUT, cellCentre, deep, heatmapCells, launch, openPage } 
 import { scaleFor } from '../../web/src/colors.js';
 import { shapeText } from '../../web/src/format.js';
 import { STRINGS } from '../../web/src/i18n.js';
-import { localizeMessage } from '../../web/src/messages.js';
 import { DEFAULT_TOKENS, decodeState } from '../../web/src/page-state.js';
 
 let env;
@@ -374,7 +373,7 @@ test('language: follows the browser, switches, is remembered, and covers the pag
   // The engine's own message, in Chinese, next to the control at fault.
   let expected;
   try { env.engine.run({ ...CLASSIC, H: 3 }); } catch (error) { expected = error; }
-  const chinese = localizeMessage(expected.message, 'zh');
+  const chinese = expected.messageIn('zh');
   assert.notEqual(chinese, expected.message);
   await again.page.locator('mha-playground input[name="H"]').fill('3');
   await again.page.locator('mha-playground #error-H', { hasText: chinese }).waitFor();

@@ -23,9 +23,18 @@ std::pair<std::string, std::string> error_of(const mha::Config& c) {
     try {
         mha::validate(c);
     } catch (const mha::MhaError& e) {
-        return {mha::code_name(e.code()), e.what()};
+        return {e.code(), e.what()};
     }
     return {"", ""};
+}
+
+std::string caught_field(const mha::Config& c) {
+    try {
+        mha::validate(c);
+    } catch (const mha::MhaError& e) {
+        return e.field();
+    }
+    return "";
 }
 
 std::pair<std::string, std::string> json_error_of(const std::string& text) {
@@ -108,13 +117,21 @@ TEST_CASE("each invalid config names its problem and the fix") {
 
 TEST_CASE("the memory cap is checked before any work, with the size needed") {
     auto c = classic();
-    c.B = 1; c.T = 4096; c.C = 768; c.H = 12;
+    c.B = 1; c.T = 2048; c.C = 768; c.H = 12;
     const auto [code, message] = error_of(c);
     CHECK(code == "memory_cap");
-    CHECK(message.rfind("This config needs 3.", 0) == 0);  // 3.x GiB: four scores-sized steps of 768 MiB each
-    CHECK(message.find("above the memory cap of 256.0 MiB") != std::string::npos);
-    c.memory_cap = 8ull << 30;
+    // Snapshots: four scores-sized steps of 12·2048² values and 15 steps of 2048·768, 858.0 MiB;
+    // working tensors (q, k, v, one head's scores, concat, output and its copy, the context) 58.0
+    // MiB; weights 4·768² + 4·768 values, 9.0 MiB; x 6.0 MiB.
+    CHECK(message == "This config needs 931.0 MiB of memory, above the memory cap of 256.0 MiB: its snapshots alone take "
+                     "858.0 MiB. Lower B, T, Tk or H, or raise memoryCap.");
+    c.memory_cap = 2ull << 30;
     CHECK(error_of(c).first == "");
+    // Without snapshots, the weights and the pass's own tensors count: at C = 8192, 4·8192² weights.
+    c = classic(); c.C = 8192; c.H = 8; c.snapshots = mha::Snapshots::none;
+    CHECK(error_of(c).second == "This config needs 1.00 GiB of memory, above the memory cap of 256.0 MiB: the weights alone "
+                                "take 1.00 GiB. Lower C, or raise memoryCap.");
+    CHECK(caught_field(c) == "C");
 
     // Sizes whose product overflows 32 (and 64) bits are still refused, not wrapped around.
     c = classic(); c.B = 1'000'000; c.T = 1'000'000; c.C = 1'000'000; c.H = 1'000'000;
@@ -167,27 +184,25 @@ TEST_CASE("largest_magnitude agrees with a plain loop on every length, sign and 
                 any_nan |= std::isnan(v);
                 if (!std::isnan(v)) expected = std::max(expected, std::fabs(v));
             }
-            const float got = mha::largest_magnitude(values);
+            const float got = mha::largest_magnitude(values.data(), values.size());
             if (any_nan) CHECK(std::isnan(got));
             else CHECK(got == expected);
         }
     }
 }
 
-TEST_CASE("a largest |value| the caller found already stands in for validate's scan, and still catches NaN") {
-    mha::Config c;
-    c.B = 1; c.T = 2; c.C = 2; c.H = 1;
-    c.x = std::vector<float>{1.0f, -3.0f, 2.0f, 0.5f};
-    CHECK(mha::largest_magnitude(*c.x) == 3.0f);
-    c.largest_known.emplace_back(c.x->data(), mha::largest_magnitude(*c.x));
-    CHECK_NOTHROW(mha::validate(c));
-    (*c.x)[2] = std::numeric_limits<float>::quiet_NaN();
-    c.largest_known = {{c.x->data(), mha::largest_magnitude(*c.x)}};
-    CHECK(std::isnan(c.largest_known[0].second));
+TEST_CASE("an explicit tensor's length is checked before its values, by the same rule the bindings use") {
+    auto c = classic();
+    const mha::Dims d = mha::validate(c);
+    CHECK(mha::tensor_length("x", d) == 64);
+    CHECK(mha::tensor_length("weights.Wk", d) == 64);
+    CHECK(mha::tensor_length("weights.bo", d) == 8);
+    CHECK_NOTHROW(mha::check_tensor_length("x", 64, d));
     try {
-        mha::validate(c);
-        FAIL("a NaN in x was accepted");
+        mha::check_tensor_length("weights.bq", 1, d);
+        FAIL("a bias of one value was accepted");
     } catch (const mha::MhaError& e) {
-        CHECK(std::string(e.what()) == "x[2] is NaN: explicit tensors must hold finite numbers.");
+        CHECK(e.field() == "weights.bq");
+        CHECK(std::string(e.what()) == "weights.bq has 1 value but needs H·D = 8.");
     }
 }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "mha/error.hpp"
+#include "mha/messages.hpp"
 #include "mha/forward.hpp"
 #include "reference.hpp"
 
@@ -169,9 +170,11 @@ TEST_CASE("a query whose keys are all masked gets zero weights and a warning, no
     auto c = make(2, 3, 8, 2);
     c.key_lengths = std::vector<std::int64_t>{3, 0};
     const mha::Trace t = mha::forward(c);
-    REQUIRE(t.warnings.size() == 3);  // batch row 1, each of its 3 queries
-    CHECK(t.warnings[0] == "Batch row 1, query 0: every key is masked, so its attention weights are all 0 "
-                           "(PyTorch returns NaN for such a row).");
+    REQUIRE(t.warnings.size() == 1);  // batch row 1, its 3 queries in one warning
+    CHECK(mha::message_of(t.warnings[0]) == "Batch row 1, queries 0–2: every key is masked, so the attention weights are all 0 "
+                                            "(PyTorch returns NaN for such a row).");
+    CHECK(mha::message_of(t.warnings[0], mha::Lang::zh) ==
+          "批次第 1 行、查询 0–2：所有键都被掩码，因此注意力权重全为 0（PyTorch 对这样的行返回 NaN）。");
     for (float value : t.step("weights").data) CHECK(std::isfinite(value));
     for (float value : t.output) CHECK(std::isfinite(value));
 }
@@ -267,22 +270,23 @@ TEST_CASE("under a mask, products skipped past each row block's last key leave e
         }
         // Without snapshots the masked scores are not computed at all: the same output, bit for bit.
         mha::Config lean = c;
-        lean.snapshots = false;
+        lean.snapshots = mha::Snapshots::none;
         CHECK(mha::forward(lean).output == full.output);
         // A lazy run's head of the weights, whose scores are not shown either: the eager run's values.
         mha::Config asked = c;
-        asked.lazy = true;
-        asked.request = mha::StepRequest{"weights", k.B - 1, k.H - 1};
+        asked.snapshots = mha::Snapshots::lazy;
+        mha::RunOptions options;
+        options.only = mha::StepRequest{"weights", k.B - 1, k.H - 1};
         const std::vector<float>& all = full.step("weights").data;
         const std::size_t head = static_cast<std::size_t>(k.T * k.Tk), at = (static_cast<std::size_t>(k.B * k.H) - 1) * head;
-        CHECK(mha::forward(asked).steps[0].data == std::vector<float>(all.begin() + at, all.begin() + at + head));
+        CHECK(mha::forward(asked, options).steps[0].data == std::vector<float>(all.begin() + at, all.begin() + at + head));
     }
 }
 
 TEST_CASE("without snapshots the output is the same and no step is kept") {
     auto c = make(2, 4, 8, 2);
     const mha::Trace full = mha::forward(c);
-    c.snapshots = false;
+    c.snapshots = mha::Snapshots::none;
     const mha::Trace lean = mha::forward(c);
     CHECK(lean.steps.empty());
     CHECK(lean.output == full.output);
@@ -304,9 +308,12 @@ TEST_CASE("the same seed gives the same data; another seed does not; x does not 
 TEST_CASE("snapshot_bytes counts exactly the bytes the trace records") {
     for (auto c : {make(2, 4, 8, 2), make(1, 3, 24, 6)}) {
         c.Tk = 5;
-        c.Hkv = c.H == 6 ? 2 : 2;
+        c.Hkv = 2;
         const mha::Trace t = mha::forward(c);
-        CHECK(t.snapshot_bytes == mha::snapshot_bytes(t.dims));
+        std::uint64_t recorded = 0;
+        for (const auto& s : t.steps) recorded += s.data.size() * sizeof(float);
+        CHECK(recorded == mha::snapshot_bytes(t.dims));
+        CHECK(t.snapshot_bytes == recorded);
     }
 }
 
@@ -323,140 +330,17 @@ TEST_CASE("FLOPs: the two attention products are 2·B·H·Tq·Tk·D each") {
     CHECK(t.flops == sum);
 }
 
-TEST_CASE("a run that does not describe its steps has the same values; the metadata key tells runs apart") {
-    auto c = make(2, 3, 12, 3);
-    c.mask = mha::MaskKind::causal;
-    c.key_lengths = std::vector<std::int64_t>{3, 2};
-    const mha::Trace described = mha::forward(c);
-    c.describe = false;
-    const mha::Trace bare = mha::forward(c);
-    REQUIRE(bare.steps.size() == described.steps.size());
-    for (std::size_t i = 0; i < bare.steps.size(); ++i) {
-        const auto &b = bare.steps[i], &d = described.steps[i];
-        INFO(d.id);
-        CHECK(b.id == d.id);
-        CHECK(b.data == d.data);
-        CHECK(b.numel == d.numel);
-        CHECK(b.contiguous == d.contiguous);
-        CHECK(b.shape.empty());
-        CHECK(b.op.empty());
-        CHECK(b.changes_values == d.changes_values);
-        CHECK(b.same_values_as == d.same_values_as);
-        CHECK(b.title.empty());
-        CHECK(b.formula.empty());
-        CHECK(b.shape_formula.empty());
-        CHECK(!d.title.empty());
-    }
-    CHECK(bare.output == described.output);
-    CHECK(bare.flops == described.flops);
-
-    // Seed and values do not change the key; every size and option that shapes the metadata does.
-    const mha::Config base = make(2, 3, 12, 3);
-    auto with = [&](auto change) { mha::Config other = base; change(other); return mha::metadata_key(other); };
-    CHECK(with([](mha::Config& o) { o.seed = 99; }) == mha::metadata_key(base));
-    CHECK(with([](mha::Config& o) { o.x = std::vector<float>(72, 0.5f); }) == mha::metadata_key(base));
-    CHECK(with([](mha::Config& o) { o.Tk = 3; }) == mha::metadata_key(base));  // the default, spelled out
-    const std::vector<std::string> keys = {
-        mha::metadata_key(base),
-        with([](mha::Config& o) { o.B = 1; }),
-        with([](mha::Config& o) { o.T = 4; }),
-        with([](mha::Config& o) { o.Tk = 5; }),
-        with([](mha::Config& o) { o.C = 24; }),
-        with([](mha::Config& o) { o.H = 4; }),
-        with([](mha::Config& o) { o.Hkv = 1; }),
-        with([](mha::Config& o) { o.kv = std::vector<float>(72, 0.5f); }),
-        with([](mha::Config& o) { o.bias = false; }),
-        with([](mha::Config& o) { o.mask = mha::MaskKind::causal; }),
-        with([](mha::Config& o) { o.key_lengths = std::vector<std::int64_t>{3, 2}; }),
-        with([](mha::Config& o) { o.key_lengths = std::vector<std::int64_t>{2, 3}; }),
-        with([](mha::Config& o) { o.snapshots = false; }),
-        with([](mha::Config& o) { o.lazy = true; }),
-    };
-    for (std::size_t i = 0; i < keys.size(); ++i)
-        for (std::size_t j = i + 1; j < keys.size(); ++j) {
-            INFO(keys[i] << " vs " << keys[j]);
-            CHECK(keys[i] != keys[j]);
-        }
-}
-
-TEST_CASE("steps marked with the same values as an earlier step do hold exactly its values") {
+TEST_CASE("a reshape of a contiguous buffer and a merge hold their input's values in the same order") {
     for (const bool causal : {false, true}) {
         auto c = make(2, 3, 12, 3);
         if (causal) c.mask = mha::MaskKind::causal;
         const mha::Trace t = mha::forward(c);
-        std::size_t marked = 0;
-        for (const auto& s : t.steps) {
-            if (s.same_values_as.empty()) continue;
-            INFO(s.id << " = " << s.same_values_as);
-            CHECK(s.data == t.step(s.same_values_as).data);
-            ++marked;
+        for (const char* id : {"q_split", "k_split", "v_split", "concat"}) {
+            INFO(id);
+            CHECK(t.step(id).data == t.step(t.step(id).input).data);
         }
-        // q/k/v_split and concat always; masked only when the mask hides nothing.
-        CHECK(marked == (causal ? 4u : 5u));
-        CHECK(t.step("masked").same_values_as == (causal ? "" : "scaled"));
-    }
-    auto lazy = make(2, 3, 12, 3);
-    lazy.lazy = true;
-    for (const auto& s : mha::forward(lazy).steps) CHECK(s.same_values_as.empty());
-}
-
-TEST_CASE("without copies of repeated values the trace says the same, and leaves those steps empty") {
-    for (const bool causal : {false, true}) {
-        auto c = make(2, 3, 12, 3);
-        if (causal) c.mask = mha::MaskKind::causal;
-        const mha::Trace full = mha::forward(c);
-        c.copy_same_values = false;
-        const mha::Trace lean = mha::forward(c);
-        REQUIRE(lean.steps.size() == full.steps.size());
-        for (std::size_t i = 0; i < lean.steps.size(); ++i) {
-            const auto &l = lean.steps[i], &f = full.steps[i];
-            INFO(f.id);
-            CHECK(l.same_values_as == f.same_values_as);
-            CHECK(l.changes_values == f.changes_values);
-            CHECK(l.numel == f.numel);
-            if (f.same_values_as.empty()) CHECK(l.data == f.data);
-            else CHECK(l.data.empty());
-        }
-        CHECK(lean.output == full.output);
-    }
-}
-
-TEST_CASE("streamed scores-sized steps hand over the same values head by head and say the same") {
-    auto padded = make(2, 3, 12, 3);
-    padded.key_lengths = std::vector<std::int64_t>{3, 0};  // batch row 1 masks every key
-    auto gqa = make(2, 4, 12, 3);
-    gqa.Hkv = 1;
-    gqa.mask = mha::MaskKind::causal;
-    auto single = make(1, 3, 4, 4);  // D = 1: the scale changes nothing
-    for (mha::Config c : {make(2, 3, 12, 3), padded, gqa, single}) {
-        for (const bool copy_same : {true, false}) {
-            c.copy_same_values = copy_same;
-            c.head_values = nullptr;
-            const mha::Trace kept = mha::forward(c);
-            std::map<std::string, std::vector<float>> received;
-            c.head_values = [&](const char* id, std::size_t offset, const float* values, std::size_t count) {
-                std::vector<float>& step = received[id];
-                if (step.size() < offset + count) step.resize(offset + count, -7.0f);
-                std::copy_n(values, count, step.begin() + static_cast<std::ptrdiff_t>(offset));
-            };
-            const mha::Trace streamed = mha::forward(c);
-            REQUIRE(streamed.steps.size() == kept.steps.size());
-            for (std::size_t i = 0; i < kept.steps.size(); ++i) {
-                const auto &s = streamed.steps[i], &k = kept.steps[i];
-                INFO(k.id << (copy_same ? " (copies)" : " (shared)"));
-                CHECK(s.changes_values == k.changes_values);
-                CHECK(s.same_values_as == k.same_values_as);
-                if (!s.streamed) {
-                    CHECK(s.data == k.data);
-                    continue;
-                }
-                CHECK(mha::is_scores_sized(s.id));
-                CHECK(s.data.empty());
-                const std::vector<float>& expected = k.data.empty() ? kept.step(k.same_values_as).data : k.data;
-                CHECK(received.at(s.id) == expected);  // every head, each value where it belongs
-            }
-            CHECK(streamed.output == kept.output);
-            CHECK(streamed.warnings == kept.warnings);
-        }
+        // A mask that hides nothing leaves the scaled scores as they are, and says so.
+        CHECK((t.step("masked").data == t.step("scaled").data) == !causal);
+        CHECK(t.step("masked").changes_values == causal);
     }
 }

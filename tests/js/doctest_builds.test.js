@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { before, test } from 'node:test';
 
-import { createEngine } from '../../web/src/engine.js';
+import { createEngine } from '../../web/src/engine/engine.js';
 import { checksum, ROOT } from './helpers.js';
 
 const NATIVE = `${ROOT}build/native/mha_tests`;

@@ -1,6 +1,6 @@
 // One engine for the node:test files of the page's pure modules: their numbers are checked
 // against real runs, not against values the page produced.
-import { createEngine } from '../../web/src/engine.js';
+import { createEngine } from '../../web/src/engine/engine.js';
 
 let engine = null;
 export async function getTestEngine() {

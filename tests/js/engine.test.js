@@ -2,8 +2,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 
-import { createEngine, MhaError } from '../../web/src/engine.js';
-import { writeFields } from '../../web/src/wire-fields.js';
+import { createEngine, MhaError } from '../../web/src/engine/engine.js';
 import { CONFIGS } from './engine-helper.js';
 import { assertClose, loadFixtures } from './helpers.js';
 
@@ -69,10 +68,10 @@ describe('the step contract', () => {
   test('every step is a plain object with owned Float32Array data', () => {
     const run = engine.run({ B: 2, T: 3, Tk: 5, C: 12, H: 3, mask: 'causal', keyLengths: [5, 2] });
     for (const step of run.steps) {
-      assert.deepEqual(Object.keys(step).sort(), ['axes', 'bytes', 'changesValues', 'contiguous', 'data', 'flops', 'formula', 'id', 'numel', 'op', 'shape', 'shapeFormula', 'strides', 'title']);
+      assert.deepEqual(Object.keys(step).sort(), ['axes', 'bytes', 'changesValues', 'contiguous', 'data', 'flops', 'formula', 'id', 'input', 'latex', 'numel', 'op', 'shape', 'shapeFormula', 'strides', 'title']);
       assert.ok(step.data instanceof Float32Array, step.id);
-      // Owned: a window on the run's own buffer, not on the wasm heap.
-      assert.equal(step.data.buffer, run.output.buffer, step.id);
+      // Owned: an array with a buffer of its own, not a view of the wasm heap.
+      assert.equal(step.data.byteLength, step.data.buffer.byteLength, step.id);
       assert.equal(step.data.length, step.numel);
       assert.equal(step.shape.reduce((a, b) => a * b, 1), step.numel);
       assert.equal(step.axes.length, step.shape.length);
@@ -92,41 +91,34 @@ describe('the step contract', () => {
     run.steps.forEach((step, i) => assert.deepEqual(Array.from(step.data), before[i], step.id));
   });
 
-  test('steps with the same numbers in the same order share one array; the rest do not overlap', () => {
+  test('a reshape and a merge hold their input\'s numbers in the same order, in arrays of their own', () => {
     const run = engine.run({ B: 2, T: 3, C: 12, H: 3 });
-    const same = [['q_split', 'q'], ['k_split', 'k'], ['v_split', 'v'], ['masked', 'scaled'], ['concat', 'context_t']];
-    for (const [id, of] of same) assert.equal(run.step(id).data, run.step(of).data, `${id} = ${of}`);
-    assert.equal(run.output, run.step('output').data);
-    const ranges = [...new Set(run.steps.map((step) => step.data))].map((data) => [data.byteOffset, data.byteOffset + data.byteLength]).sort((a, b) => a[0] - b[0]);
-    for (let i = 1; i < ranges.length; ++i) assert.ok(ranges[i][0] >= ranges[i - 1][1], 'no two arrays overlap');
-    // A mask that masks something gets its own values.
+    for (const id of ['q_split', 'k_split', 'v_split', 'concat']) {
+      const step = run.step(id);
+      assert.deepEqual(step.data, run.step(step.input).data, `${id} = ${step.input}`);
+      assert.notEqual(step.data.buffer, run.step(step.input).data.buffer);
+    }
+    // A mask that hides nothing leaves the scaled scores as they are; a causal one does not.
+    assert.deepEqual(run.step('masked').data, run.step('scaled').data);
     const causal = engine.run({ B: 2, T: 3, C: 12, H: 3, mask: 'causal' });
-    assert.notEqual(causal.step('masked').data, causal.step('scaled').data);
+    assert.notDeepEqual(causal.step('masked').data, causal.step('scaled').data);
   });
 
-  test('release() hands the arrays to the next run of the same size, and empties them here', () => {
-    const config = { B: 1, T: 64, C: 64, H: 4 };  // big enough (> 256 KiB of arrays) to be recycled
+  test('release() empties the arrays the run made, never the caller\'s own', () => {
+    const config = { B: 1, T: 8, C: 16, H: 4 };
     const first = engine.run({ ...config, seed: 1 });
     const buffer = first.output.buffer;
-    const expected = Array.from(engine.run({ ...config, seed: 2 }).output);
     first.release();
     assert.equal(buffer.byteLength, 0, 'the released buffer is detached');
     assert.equal(first.output.length, 0);
     assert.ok(first.steps.every((step) => step.data.length === 0));
+    assert.ok(Object.values(first.weights).every((w) => w.length === 0), 'seeded weights are the run\'s own');
     assert.throws(() => first.step('q'), { name: 'MhaError', code: 'released', message: /released/ });
     first.release();  // twice is harmless
-    const second = engine.run({ ...config, seed: 2 });
-    assert.deepEqual(Array.from(second.output), expected, 'the recycled memory holds the new values');
-    // Explicit weights stay the caller's: releasing never empties them.
-    const weights = second.weights;
-    const third = engine.run({ ...config, weights });
-    third.release();
-    assert.ok(weights.Wq.length === 64 * 64);
-    // A run big enough that its scores-sized steps were streamed into buffers of their own
-    // (B·H·T·Tk ≥ 65,536): releasing empties those too.
-    const streamed = engine.run({ B: 1, T: 128, C: 32, H: 4 });
-    streamed.release();
-    assert.deepEqual(streamed.steps.filter((step) => step.data.length > 0).map((step) => step.id), []);
+    const weights = engine.run({ ...config, seed: 2 }).weights;
+    const withWeights = engine.run({ ...config, weights });
+    withWeights.release();
+    assert.equal(weights.Wq.length, 16 * 16, 'explicit weights stay the caller\'s');
   });
 
   test('ids and shapes of the seed example, in walkthrough order', () => {
@@ -167,8 +159,10 @@ describe('the step contract', () => {
 
   test('a fully masked query row gets zeros and a warning', () => {
     const run = engine.run({ B: 2, T: 2, C: 8, H: 2, keyLengths: [2, 0] });
-    assert.equal(run.warnings.length, 2);
-    assert.match(run.warnings[0], /Batch row 1, query 0: every key is masked.*PyTorch returns NaN/);
+    assert.equal(run.warnings.length, 1);
+    assert.match(String(run.warnings[0]), /^Batch row 1, queries 0–1: every key is masked.*PyTorch returns NaN/);
+    assert.match(run.warnings[0].messageIn('zh'), /^批次第 1 行、查询 0–1：所有键都被掩码/);
+    assert.deepEqual(run.warnings[0].params, { b: '1', first: '0', last: '1', rows: 'term.rows.range' });
     assert.ok(run.output.every(Number.isFinite));
   });
 
@@ -196,11 +190,14 @@ describe('errors', () => {
     [{ ...base, keyLengths: [4, 9] }, 'keyLengths', /^keyLengths\[1\]=9 is outside \[0, Tk=4\]/],
     [{ ...base, x: new Float32Array(10) }, 'x', 'x has 10 values but needs B·T·C = 2·4·8 = 64.'],
     [{ ...base, x: [...new Array(63).fill(0), NaN] }, 'x', 'x[63] is NaN: explicit tensors must hold finite numbers.'],
-    [{ ...base, x: 'abc' }, 'x', /^x must be an array of numbers/],
+    [{ ...base, x: 'abc' }, 'x', 'x must be a Float32Array or an array of numbers, not the string "abc".'],
+    [{ ...base, x: new BigInt64Array(64) }, 'x', /^x must be a Float32Array or an array of numbers, not an object/],
+    [{ ...base, x: [...new Array(63).fill(0), '1'] }, 'x[63]', 'x[63] must be a number, not the string "1".'],
     [{ ...base, weights: { Wq: new Float32Array(64) } }, 'weights.Wk', /^weights.Wk is missing/],
     [{ ...base, mask: 'future' }, 'mask', /^mask must be "none" or "causal"/],
     [{ ...base, heads: 2 }, 'heads', /^Unknown config key "heads"/],
-    [{ B: 1, T: 4096, C: 768, H: 12 }, 'memoryCap', /^This config needs 3\.\d\d GiB for its snapshots, above the memory cap of 256\.0 MiB/],
+    [{ B: 1, T: 2048, C: 768, H: 12 }, 'T', /^This config needs 931\.0 MiB of memory, above the memory cap of 256\.0 MiB: its snapshots alone take 858\.0 MiB\. Lower B, T, Tk or H, or raise memoryCap\.$/],
+    [{ B: 1, T: 4096, C: 768, H: 12 }, 'T', /^This config needs 3\.\d\d GiB of memory, more than this build of the engine can address \(3\.00 GiB\)/],
   ];
   for (const [config, field, message] of cases) {
     test(`${JSON.stringify(config, (k, v) => (ArrayBuffer.isView(v) || Array.isArray(v) && v.length > 8 ? `[${v.length} values]` : Number.isNaN(v) ? 'NaN' : v))} → ${field}`, () => {
@@ -216,8 +213,7 @@ describe('errors', () => {
   }
 
   test('a NaN or an overflowing value in any 256 KiB piece of a large tensor is found and named', () => {
-    // The engine copies explicit tensors in and scans them 65,536 floats at a time (bindings.cpp,
-    // input_of): a bad value in a later piece, or a NaN followed by larger values, must still count.
+    // A bad value late in a large tensor, or a NaN followed by larger values, must still count.
     const C = 512, H = 8;
     const weights = () => Object.fromEntries(['Wq', 'Wk', 'Wv', 'Wo'].map((name) => [name, new Float32Array(C * C).fill(0.01)]));
     for (const [index, value, message] of [
@@ -268,75 +264,40 @@ test('1,000 runs in a row leave the wasm memory size unchanged after the first f
   assert.equal(engine.memoryBytes, settled);
 });
 
-describe('two ways in: a plain config as numbers, any other as the object', () => {
-  // engine.js hands a plain config to the engine as numbers (wire-fields.js, bindings.cpp
-  // run_fields) and any other as the object itself, which the engine's config reader reads
-  // (config_reader.hpp). `kv: null` (or `x: null`) means nothing to the reader but is not plain:
-  // the same config then goes as the object, and must give the same run, bit for bit, or the same
-  // error.
-  const noise = (n, seed) => Float32Array.from({ length: n }, (_, i) => Math.sin(seed * 1000 + i) / 4);
-  const smallWeights = (C) => Object.fromEntries(['Wq', 'Wk', 'Wv', 'Wo', 'bq', 'bk', 'bv', 'bo'].map((name, i) => [name, noise(name[0] === 'W' ? C * C : C, 10 + i)]));
-  const asObject = (config) => (config.kv === undefined ? { ...config, kv: null } : { ...config, x: null });
-  // What engine.js writes: the config without the tensors it takes out (splitConfig).
-  const plain = (config) => {
-    const rest = Object.fromEntries(Object.entries(config).filter(([key, value]) => !(['x', 'kv'].includes(key) && ArrayBuffer.isView(value))));
-    if (rest.weights) rest.weights = Object.fromEntries(Object.entries(rest.weights).filter(([, value]) => !ArrayBuffer.isView(value)));
-    return writeFields(rest, new Float64Array(300), 5);
-  };
-  const configs = [
-    ...CONFIGS,
-    { B: 2, T: 4, C: 8, H: 2, snapshots: false },
-    { B: 1, T: 3, Tk: null, C: 6, H: 3, Hkv: null, bias: true, seed: 4294967295, mask: 'none', memoryCap: 1e9, keyLengths: null },
-    { B: 2, T: 3, Tk: 4, C: 8, H: 4, Hkv: 2, mask: 'causal', keyLengths: [0, 4], seed: 12 },
-    { B: 1, T: 8, C: 16, H: 2, x: new Float32Array(128).fill(0.25), weights: {} },
-    // Explicit tensors: small ones are staged in the engine's heap by engine.js, larger ones
-    // (65,536 values and more) cross as Float32Arrays, both ways alike.
-    { B: 2, T: 3, C: 8, H: 2, mask: 'causal', x: noise(48, 1), weights: smallWeights(8) },
-    { B: 1, T: 2, C: 256, H: 4, x: noise(512, 2), weights: smallWeights(256) },
-    { B: 1, T: 2, C: 8, H: 2, x: noise(15, 3) },  // refused: x has 15 values, not 16
-    { B: 1, T: 2, C: 8, H: 2, x: noise(16, 4), weights: { ...smallWeights(8), bk: Float32Array.of(1, 2, NaN, 4, 5, 6, 7, 8) } },
-    // Refused by validate(), the same way both ways:
-    { B: 0, T: 4, C: 8, H: 2 },
-    { B: 2, T: -3, C: 8, H: 2 },
-    { B: 2, T: 4, C: 10, H: 4 },
-    { B: 2, T: 4, C: 8, H: 2, Hkv: 3 },
-    { B: 2, T: 4, C: 8, H: 2, keyLengths: [4] },
-    { B: 2, T: 4, C: 8, H: 2, keyLengths: [-1, 9] },
-    { B: 9007199254740991, T: 4, C: 8, H: 2 },
-    { B: 1, T: 4096, C: 768, H: 12 },
-    { B: 1, T: 64, C: 64, H: 2, memoryCap: 1000 },
-    { B: 2, T: 4, C: 8, H: 2, weights: {} },
-  ];
-  const outcome = (config) => {
+describe('the config is what the caller wrote, read once', () => {
+  test('inherited keys are not config: __proto__ from JSON.parse, Object.prototype', () => {
+    const plain = engine.run({ B: 2, T: 4, C: 8, H: 2 });
+    assert.throws(() => engine.run(JSON.parse('{"B":2,"T":4,"C":8,"H":2,"__proto__":{"mask":"causal","seed":7}}')),
+      { code: 'unknown_key', field: '__proto__' });
+    const sizesOnlyInherited = Object.create({ B: 2, T: 4, C: 8, H: 2 });
+    assert.throws(() => engine.run(sizesOnlyInherited), { code: 'missing', field: 'B' });
+    Object.prototype.seed = 123;  // eslint-disable-line no-extend-native
     try {
-      const run = engine.run(config);
-      return { steps: run.steps.map(({ id, data, changesValues }) => ({ id, data, changesValues })), output: run.output, weights: run.weights, warnings: run.warnings, summary: run.summary };
-    } catch (error) {
-      assert.ok(error instanceof MhaError, String(error));
-      return { code: error.code, field: error.field, message: error.message };
-    }
-  };
-
-  test('these configs are plain, and their twins with kv: null are not', () => {
-    for (const config of configs) {
-      assert.equal(plain(config), true, JSON.stringify(config));
-      assert.equal(plain(asObject(config)), false);
+      assert.deepEqual(engine.run({ B: 2, T: 4, C: 8, H: 2 }).output, plain.output);
+    } finally {
+      delete Object.prototype.seed;
     }
   });
 
-  for (const config of configs) {
-    const name = JSON.stringify(config, (k, v) => (ArrayBuffer.isView(v) ? `[${v.length} values]` : v));
-    test(`${name}: the same run or error both ways`, () => {
-      assert.deepEqual(outcome(config), outcome(asObject(config)));
-    });
-  }
+  test('a key that cannot be read is named, not dropped', () => {
+    assert.throws(() => engine.run({ B: 2, T: 4, C: 8, H: 2, '\uDC00': 1 }), { code: 'unknown_key', message: /\\udc00/ });
+  });
 
-  test('a lazy run\'s steps and slices are the same both ways', () => {
-    const config = { B: 2, T: 5, Tk: 7, C: 12, H: 4, Hkv: 2, mask: 'causal', snapshots: 'lazy', seed: 3 };
-    const [fields, json] = [engine.run(config), engine.run(asObject(config))];
-    assert.deepEqual(fields.step('weights', { batch: 1, head: 3 }).data, json.step('weights', { batch: 1, head: 3 }).data);
-    assert.deepEqual(fields.step('q').data, json.step('q').data);
-    assert.deepEqual(fields.output, json.output);
+  test('each field is read once: a getter that answers differently each time cannot split the config', () => {
+    let reads = 0;
+    const config = { B: 2, T: 4, C: 8, H: 2 };
+    Object.defineProperty(config, 'snapshots', { enumerable: true, get: () => (reads++ % 2 === 0 ? true : 'lazy') });
+    const run = engine.run(config);
+    assert.equal(reads, 1);
+    assert.ok(run.steps.every((step) => step.data instanceof Float32Array));
+  });
+
+  test('holes are missing values, named by index', () => {
+    assert.throws(() => engine.run({ B: 2, T: 4, C: 8, H: 2, keyLengths: [1, ,] }), {  // eslint-disable-line no-sparse-arrays
+      code: 'missing', field: 'keyLengths[1]', message: 'keyLengths[1] is missing (a hole in the array): give a number for every index.' });
+    const x = new Array(64).fill(0.5);
+    delete x[10];
+    assert.throws(() => engine.run({ B: 2, T: 4, C: 8, H: 2, x }), { code: 'missing', field: 'x[10]', message: /^x\[10\] is missing/ });
   });
 
   test('a lazy run answers for the config it was made with, even if the caller edits it later', () => {
@@ -350,11 +311,13 @@ describe('two ways in: a plain config as numbers, any other as the object', () =
     assert.deepEqual(lazy.step('weights', { batch: 1, head: 2 }).data, eager.step('weights').data.slice((1 * 4 + 2) * T * Tk, (1 * 4 + 3) * T * Tk));
   });
 
-  test('values the reader must name go as the object', () => {
-    for (const [key, value] of [['B', 2.5], ['T', '4'], ['seed', -1], ['seed', 2 ** 32], ['mask', 'Causal'], ['snapshots', 'none'],
-      ['memoryCap', 0], ['bias', 1], ['keyLengths', [4, 2.5]], ['keyLengths', new Array(257).fill(1)], ['heads', 2], ['Tk', 2 ** 53]]) {
-      assert.equal(plain({ B: 2, T: 4, C: 8, H: 2, [key]: value }), false, `${key}: ${String(value).slice(0, 20)}`);
-    }
-    assert.equal(plain({ B: 2, T: 4, C: 8 }), false, 'a missing size');
+  test('a lazy run computes from its own copy of the inputs: refilling x afterwards changes nothing', () => {
+    const x = new Float32Array(2 * 4 * 8).map((_, i) => Math.sin(i));
+    const lazy = engine.run({ B: 2, T: 4, C: 8, H: 2, x, snapshots: 'lazy' });
+    const expected = engine.run({ B: 2, T: 4, C: 8, H: 2, x: x.slice() });
+    x.fill(3);
+    assert.deepEqual(lazy.step('x').data, expected.step('x').data);
+    assert.deepEqual(lazy.step('output').data, lazy.output);
+    assert.deepEqual(lazy.step('output').data, expected.output);
   });
 });

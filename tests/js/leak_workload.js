@@ -2,7 +2,7 @@
 // a fixed cycle of sizes, features, successes and errors, through one engine. The largest run
 // comes every 500 runs, so the wasm heap reaches its high-water mark within the first 1,000 runs;
 // after that, neither the memory size nor the count of live Embind handles may change.
-import { MhaError } from '../../web/src/engine.js';
+import { MhaError } from '../../web/src/engine/engine.js';
 
 const SIZES = [
   { B: 1, T: 3, C: 8, H: 2 },

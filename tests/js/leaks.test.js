@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { createEngine } from '../../web/src/engine.js';
+import { createEngine } from '../../web/src/engine/engine.js';
 import { mixedRun } from './leak_workload.js';
 
 const RUNS = 3000;

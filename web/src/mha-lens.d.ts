@@ -1,6 +1,6 @@
 // Type declarations for the embeddable widgets (web/dist/mha-lens.js, the bundle of
 // web/src/mha-lens.js). Importing the module defines the four custom elements.
-import type { Config, Engine, Run, StepId } from './engine.js';
+import type { Config, Engine, Run, StepId } from './engine/engine.js';
 
 /** Config as an element takes it: the walkthrough's names, plus token labels (they set T). */
 export interface ElementConfig extends Partial<Config> {

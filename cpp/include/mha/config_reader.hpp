@@ -7,8 +7,9 @@
 ///        (divisibility, lengths) are `validate`'s job.
 ///
 /// A value type V for read_config<V> provides:
-///   ValueKind kind() const;                  null (also a missing or undefined value), boolean,
-///                                            number (finite), string, array, object, or other
+///   ValueKind kind() const;                  null (also an undefined value), missing (a hole in a
+///                                            JS array), boolean, number (finite), string, array,
+///                                            object, or other
 ///   std::optional<std::string> special_number() const;  "NaN", "Infinity" or "-Infinity" for a
 ///                                            number that is not finite, else nullopt
 ///   bool boolean() const;  double number() const;  std::string string() const;
@@ -31,56 +32,69 @@
 
 namespace mha {
 
-enum class ValueKind { null, boolean, number, string, array, object, other };
+enum class ValueKind { null, missing, boolean, number, string, array, object, other };
 
 namespace config_reader {
 
 inline const char* const known_keys[] = {"B", "T", "Tk", "C", "H", "Hkv", "bias", "seed", "mask", "keyLengths",
-                                         "x", "kv", "weights", "memoryCap", "snapshots", "request"};
-inline const char* const weight_keys[] = {"Wq", "Wk", "Wv", "Wo", "bq", "bk", "bv", "bo"};
+                                         "x", "kv", "weights", "memoryCap", "snapshots"};
 
-// How a value reads in a message: NaN as NaN, strings quoted and shortened, arrays by length.
+inline std::string known_key_list() {
+    std::string list;
+    for (const char* name : known_keys) list += (list.empty() ? "" : ", ") + std::string(name);
+    return list;
+}
+
+inline std::string shortened(std::string text) { return text.size() > 40 ? text.substr(0, 40) + "…" : text; }
+
+// How a value reads in a message ({@got}): NaN as NaN, strings quoted and shortened, arrays by length.
 template <class V>
-std::string describe(const V& value) {
-    if (const auto special = value.special_number()) return *special;
+Params described(const V& value) {
+    if (const auto special = value.special_number()) return {{"got", "term.got.value"}, {"got_text", *special}};
     switch (value.kind()) {
-        case ValueKind::string: {
-            std::string text = value.string();
-            if (text.size() > 40) text = text.substr(0, 40) + "…";
-            return "the string \"" + text + "\"";
-        }
-        case ValueKind::array: return "an array of " + std::to_string(value.size());
-        case ValueKind::object: return "an object";
-        case ValueKind::null: return "null";
-        case ValueKind::boolean: return value.boolean() ? "true" : "false";
-        case ValueKind::number: {
-            std::string text = value.text();
-            return text.size() > 40 ? text.substr(0, 40) + "…" : text;
-        }
-        default: return "a value of another kind";
+        case ValueKind::string: return {{"got", "term.got.string"}, {"got_text", shortened(value.string())}};
+        case ValueKind::array: return {{"got", "term.got.array"}, {"got_text", std::to_string(value.size())}};
+        case ValueKind::object: return {{"got", "term.got.object"}};
+        case ValueKind::null:
+        case ValueKind::missing: return {{"got", "term.got.null"}};
+        case ValueKind::boolean: return {{"got", "term.got.value"}, {"got_text", value.boolean() ? "true" : "false"}};
+        case ValueKind::number: return {{"got", "term.got.value"}, {"got_text", shortened(value.text())}};
+        default: return {{"got", "term.got.other"}};
     }
 }
 
 template <class V>
-[[noreturn]] void wrong_type(const std::string& field, const std::string& wanted, const V& got) {
-    throw MhaError(ErrorCode::bad_type, field, field + " must be " + wanted + ", not " + describe(got) + ".");
+[[noreturn]] void wrong_type(const std::string& field, const char* wanted, const V& got) {
+    Params params{{"field", field}, {"wanted", wanted}};
+    for (auto& param : described(got)) params.push_back(std::move(param));
+    throw MhaError(field, "bad_type.value", std::move(params));
 }
 
+// `field` names the value in the message, `config_field` the config field at fault.
 template <class V>
-std::int64_t whole_number(const std::string& field, const V& value, const std::string& wanted) {
-    if (value.kind() != ValueKind::number) wrong_type(field, wanted, value);
+std::int64_t whole_number(const std::string& field, const V& value, const char* wanted, const std::string& config_field) {
+    if (value.kind() == ValueKind::missing) throw MhaError(config_field, "missing.hole", {{"field", field}});
+    if (value.kind() != ValueKind::number) {
+        Params params{{"field", field}, {"wanted", wanted}};
+        for (auto& param : described(value)) params.push_back(std::move(param));
+        throw MhaError(config_field, "bad_type.value", std::move(params));
+    }
     if (const auto integer = value.integer()) return *integer;
     const double number = value.number();
     if (std::floor(number) != number)
-        throw MhaError(ErrorCode::bad_size, field, field + "=" + value.text() + " is not a whole number: " + field +
-                                                       " counts things, so it must be " + wanted + ".");
-    if (std::fabs(number) > 9.0e15) throw MhaError(ErrorCode::bad_size, field, field + "=" + value.text() + " is too large.");
+        throw MhaError(config_field, "bad_size.not_whole", {{"field", field}, {"value", value.text()}, {"wanted", wanted}});
+    if (std::fabs(number) > 9.0e15) throw MhaError(config_field, "bad_size.huge", {{"field", field}, {"value", value.text()}});
     return static_cast<std::int64_t>(number);
 }
 
 template <class V>
+std::int64_t whole_number(const std::string& field, const V& value, const char* wanted) {
+    return whole_number(field, value, wanted, field);
+}
+
+template <class V>
 std::vector<float> float_array(const std::string& field, const V& value) {
-    if (value.kind() != ValueKind::array) wrong_type(field, "an array of numbers (row-major values)", value);
+    if (value.kind() != ValueKind::array) wrong_type(field, "term.wanted.floats", value);
     const std::size_t n = value.size();
     std::vector<float> values;
     values.reserve(n);
@@ -90,14 +104,14 @@ std::vector<float> float_array(const std::string& field, const V& value) {
         if (element.kind() == ValueKind::number) {
             const double number = element.number();
             // Past float32's range the cast would give Infinity, and the message "is Infinity".
-            if (std::fabs(number) > FLT_MAX)
-                throw MhaError(ErrorCode::non_finite, field,
-                               where + "=" + element.text() + " is beyond float32's range (±3.4e+38): tensors are float32.");
+            if (std::fabs(number) > FLT_MAX) throw MhaError(field, "non_finite.range", {{"field", where}, {"value", element.text()}});
             values.push_back(static_cast<float>(number));
         } else if (const auto special = element.special_number()) {
-            throw MhaError(ErrorCode::non_finite, field, where + " is " + *special + ": explicit tensors must hold finite numbers.");
+            throw MhaError(field, "non_finite.value", {{"field", where}, {"value", *special}});
+        } else if (element.kind() == ValueKind::missing) {
+            throw MhaError(where, "missing.hole", {{"field", where}});
         } else {
-            wrong_type(where, "a number", element);
+            wrong_type(where, "term.wanted.number", element);
         }
     }
     return values;
@@ -115,19 +129,14 @@ inline std::string closest_key(const std::string& key) {
 
 template <class V>
 Weights parse_weights(const V& value) {
-    if (value.kind() != ValueKind::object) wrong_type("weights", "an object {Wq, Wk, Wv, Wo, bq, bk, bv, bo}", value);
+    if (value.kind() != ValueKind::object) wrong_type("weights", "term.wanted.weights", value);
     Weights w;
-    std::vector<float>* slots[] = {&w.Wq, &w.Wk, &w.Wv, &w.Wo, &w.bq, &w.bk, &w.bv, &w.bo};
     for (const std::string& key : value.keys()) {
-        bool found = false;
-        for (std::size_t i = 0; i < 8; ++i)
-            if (key == weight_keys[i]) {
-                *slots[i] = float_array("weights." + key, value.get(weight_keys[i]));
-                found = true;
-            }
-        if (!found)
-            throw MhaError(ErrorCode::unknown_key, "weights." + key,
-                           "Unknown key weights." + key + ": weights takes Wq, Wk, Wv, Wo, bq, bk, bv and bo.");
+        const WeightField* field = nullptr;
+        for (const WeightField& f : weight_fields)
+            if (key == f.name) field = &f;
+        if (!field) throw MhaError("weights." + key, "unknown_key.weights", {{"key", key}});
+        w.*field->member = float_array("weights." + key, value.get(field->name));
     }
     return w;
 }
@@ -141,73 +150,52 @@ bool given(const V& object, const char* key) {
 }  // namespace config_reader
 
 /// @brief The Config a JSON-like object describes: the keys B, T, Tk, C, H, Hkv, bias, seed,
-///        mask, keyLengths, x, kv, weights {Wq, Wk, Wv, Wo, bq, bk, bv, bo}, memoryCap, snapshots
-///        (and request, which engine.js sends for run.step(id, {batch, head})).
-/// @throws MhaError(bad_json | unknown_key | bad_type | missing | bad_size | bad_value | non_finite)
+///        mask, keyLengths, x, kv, weights {Wq, Wk, Wv, Wo, bq, bk, bv, bo}, memoryCap, snapshots.
+/// @throws MhaError naming the field at fault
 template <class V>
 Config read_config(const V& root) {
     using namespace config_reader;
-    if (root.kind() != ValueKind::object)
-        throw MhaError(ErrorCode::bad_json, "config",
-                       "The config must be a JSON object such as {\"B\": 2, \"T\": 4, \"C\": 8, \"H\": 2}, not " +
-                           describe(root) + ".");
+    if (root.kind() != ValueKind::object) throw MhaError("config", "bad_type.config", described(root));
 
     for (const std::string& key : root.keys()) {
         bool known = false;
         for (const char* name : known_keys) known = known || key == name;
-        if (!known) {
-            const std::string hint = closest_key(key);
-            std::string list;
-            for (const char* name : known_keys) list += (list.empty() ? "" : ", ") + std::string(name);
-            // An empty key cannot name the field at fault; the config as a whole can.
-            throw MhaError(ErrorCode::unknown_key, key.empty() ? "config" : key,
-                           "Unknown config key \"" + key + "\"" + (key.empty() ? " (an empty name)" : "") +
-                               (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)") + ". Known keys: " + list + ".");
-        }
+        if (known) continue;
+        Params params{{"key", key}, {"known", known_key_list()}};
+        if (key.empty()) params.push_back({"empty", "term.empty_name"});
+        const std::string hint = closest_key(key);
+        if (!hint.empty()) params.insert(params.end(), {{"hint", "term.did_you_mean"}, {"suggestion", hint}});
+        // An empty key cannot name the field at fault; the config as a whole can.
+        throw MhaError(key.empty() ? "config" : key, "unknown_key.config", std::move(params));
     }
 
     Config c;
-    const char* required[][2] = {{"B", "the batch size"}, {"T", "the query length"}, {"C", "the model width"},
-                                 {"H", "the number of heads"}};
+    const char* required[] = {"B", "T", "C", "H"};
+    const char* examples[] = {"2", "4", "8", "2"};
     std::int64_t* sizes[] = {&c.B, &c.T, &c.C, &c.H};
     for (std::size_t i = 0; i < 4; ++i) {
-        const std::string key = required[i][0];
-        if (!root.has(required[i][0]))
-            throw MhaError(ErrorCode::missing, key, key + " is missing: set " + required[i][1] + ", for example " +
-                                                        key + ": " + (key == "C" ? "8" : key == "T" ? "4" : "2") + ".");
-        *sizes[i] = whole_number(key, root.get(required[i][0]), "a whole number ≥ 1");
+        const std::string key = required[i];
+        if (!root.has(required[i]))
+            throw MhaError(key, "missing.size", {{"field", key}, {"meaning", "term.set." + key}, {"example", examples[i]}});
+        *sizes[i] = whole_number(key, root.get(required[i]), "term.wanted.whole_min_1");
     }
-    if (given(root, "Tk")) c.Tk = whole_number("Tk", root.get("Tk"), "a whole number ≥ 1");
-    if (given(root, "Hkv")) c.Hkv = whole_number("Hkv", root.get("Hkv"), "a whole number ≥ 1");
+    if (given(root, "Tk")) c.Tk = whole_number("Tk", root.get("Tk"), "term.wanted.whole_min_1");
+    if (given(root, "Hkv")) c.Hkv = whole_number("Hkv", root.get("Hkv"), "term.wanted.whole_min_1");
 
     if (root.has("bias")) {
         const V bias = root.get("bias");
-        if (bias.kind() != ValueKind::boolean) wrong_type("bias", "true or false", bias);
+        if (bias.kind() != ValueKind::boolean) wrong_type("bias", "term.wanted.bool", bias);
         c.bias = bias.boolean();
     }
     if (root.has("snapshots")) {
         const V snapshots = root.get("snapshots");
-        if (snapshots.kind() == ValueKind::string && snapshots.string() == "lazy") {
-            c.lazy = true;
-        } else {
-            if (snapshots.kind() != ValueKind::boolean) wrong_type("snapshots", "true, false or \"lazy\"", snapshots);
-            c.snapshots = snapshots.boolean();
-        }
-    }
-    if (given(root, "request")) {  // sent by engine.js for run.step(id, {batch, head})
-        const V request = root.get("request");
-        if (request.kind() != ValueKind::object || !request.has("id") || request.get("id").kind() != ValueKind::string)
-            wrong_type("request", "an object {id, batch?, head?}", request);
-        StepRequest r{request.get("id").string(), std::nullopt, std::nullopt};
-        if (given(request, "batch")) r.batch = whole_number("batch", request.get("batch"), "a whole number ≥ 0");
-        if (given(request, "head")) r.head = whole_number("head", request.get("head"), "a whole number ≥ 0");
-        c.request = std::move(r);
+        if (snapshots.kind() == ValueKind::string && snapshots.string() == "lazy") c.snapshots = Snapshots::lazy;
+        else if (snapshots.kind() == ValueKind::boolean) c.snapshots = snapshots.boolean() ? Snapshots::all : Snapshots::none;
+        else wrong_type("snapshots", "term.wanted.snapshots", snapshots);
     }
     if (root.has("seed")) {
-        const std::int64_t seed = whole_number("seed", root.get("seed"), "a whole number from 0 to 4294967295");
-        if (seed < 0 || seed > 0xFFFFFFFFll)
-            throw MhaError(ErrorCode::bad_value, "seed",
-                           "seed=" + std::to_string(seed) + " is outside 0 to 4294967295 (a 32-bit seed).");
+        const std::int64_t seed = whole_number("seed", root.get("seed"), "term.wanted.seed");
+        if (seed < 0 || seed > 0xFFFFFFFFll) throw MhaError("seed", "bad_value.seed", {{"value", std::to_string(seed)}});
         c.seed = static_cast<std::uint32_t>(seed);
     }
     if (root.has("mask")) {
@@ -215,22 +203,19 @@ Config read_config(const V& root) {
         const std::string word = mask.kind() == ValueKind::string ? mask.string() : std::string();
         if (word == "none") c.mask = MaskKind::none;
         else if (word == "causal") c.mask = MaskKind::causal;
-        else
-            throw MhaError(ErrorCode::bad_value, "mask",
-                           "mask must be \"none\" or \"causal\", not " + describe(mask) +
-                               ". A padding mask is set with keyLengths, and combines with either.");
+        else throw MhaError("mask", "bad_value.mask", described(mask));
     }
     if (given(root, "keyLengths")) {
         const V lengths = root.get("keyLengths");
-        if (lengths.kind() != ValueKind::array) wrong_type("keyLengths", "an array with one whole number per batch row", lengths);
+        if (lengths.kind() != ValueKind::array) wrong_type("keyLengths", "term.wanted.key_lengths", lengths);
         std::vector<std::int64_t> values;
         for (std::size_t b = 0; b < lengths.size(); ++b)
-            values.push_back(whole_number("keyLengths[" + std::to_string(b) + "]", lengths.at(b), "a whole number ≥ 0"));
+            values.push_back(whole_number("keyLengths[" + std::to_string(b) + "]", lengths.at(b), "term.wanted.whole_min_0"));
         c.key_lengths = std::move(values);
     }
     if (root.has("memoryCap")) {
-        const std::int64_t cap = whole_number("memoryCap", root.get("memoryCap"), "a whole number of bytes");
-        if (cap < 1) throw MhaError(ErrorCode::bad_value, "memoryCap", "memoryCap must be a positive number of bytes.");
+        const std::int64_t cap = whole_number("memoryCap", root.get("memoryCap"), "term.wanted.bytes");
+        if (cap < 1) throw MhaError("memoryCap", "bad_value.memory_cap", {});
         c.memory_cap = static_cast<std::uint64_t>(cap);
     }
     if (given(root, "x")) c.x = float_array("x", root.get("x"));

@@ -1,44 +1,44 @@
 #pragma once
 /// @file error.hpp
-/// @brief The one error type of the engine: a code, the config field at fault, and a message a
-///        learner can act on. Raised before any work is done.
+/// @brief The one error type of the engine. An error is data: the config field at fault, a message
+///        key ("bad_size.below_one") and the parameters of its sentence ({"field": "B", "value": "0"}).
+///        Each language renders its sentence from those through the message table (messages.hpp);
+///        nothing parses a sentence back apart. Raised before any work is done.
 
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mha {
 
-enum class ErrorCode {
-    bad_json,          ///< the config text is not JSON, or not an object
-    unknown_key,       ///< a config key the engine does not know
-    bad_type,          ///< a field has the wrong JSON type (string for a size, ...)
-    missing,           ///< a required field is absent
-    bad_size,          ///< a size is < 1, fractional or too large
-    not_divisible,     ///< C is not divisible by H
-    heads_not_divisible,  ///< H is not divisible by Hkv
-    bad_key_lengths,   ///< keyLengths of the wrong count or out of [0, Tk]
-    bad_tensor_length, ///< an explicit tensor has the wrong number of values
-    non_finite,        ///< an explicit tensor holds NaN or Infinity
-    bad_value,         ///< an option outside its allowed values (mask, seed, memoryCap, ...)
-    memory_cap,        ///< the snapshots would need more memory than the cap allows
-    unknown_step,      ///< a step id that the trace does not have
-};
-
-/// @brief Stable snake_case name of a code, as JS callers see it in `error.code`.
-const char* code_name(ErrorCode code);
+/// The named values a message is rendered from, in the order they were given.
+using Params = std::vector<std::pair<std::string, std::string>>;
 
 class MhaError : public std::runtime_error {
 public:
-    MhaError(ErrorCode code, std::string field, const std::string& message)
-        : std::runtime_error(message), code_(code), field_(std::move(field)) {}
+    /// @param field  the config field at fault ("C", "keyLengths", "weights.Wq", ...)
+    /// @param key    the message's key in the table (messages.cpp); its part before the first '.'
+    ///               is the error's code ("bad_size.below_one" → "bad_size")
+    /// @param params the values its sentence names
+    MhaError(std::string field, std::string key, Params params);
 
-    ErrorCode code() const noexcept { return code_; }
-    /// The config field at fault ("C", "keyLengths", "weights.Wq", ...).
+    /// Stable snake_case kind of problem, as JS callers see it in `error.code`.
+    std::string code() const { return key_.substr(0, key_.find('.')); }
+    const std::string& key() const noexcept { return key_; }
     const std::string& field() const noexcept { return field_; }
+    const Params& params() const noexcept { return params_; }
 
 private:
-    ErrorCode code_;
     std::string field_;
+    std::string key_;
+    Params params_;
+};
+
+/// A warning of a run: what is unusual about the result, as data like an error.
+struct Warning {
+    std::string key;
+    Params params;
 };
 
 }  // namespace mha

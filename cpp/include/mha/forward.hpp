@@ -2,25 +2,22 @@
 /// @file forward.hpp
 /// @brief The multi-head attention forward pass, step by step.
 
-#include <string>
-
 #include "config.hpp"
+#include "run_options.hpp"
 #include "trace.hpp"
 
 namespace mha {
 
 /// @brief Validates `config`, then computes X → Q/K/V → heads → scores → softmax → context →
-///        concat → output, recording a snapshot of every step (unless config.snapshots is false).
+///        concat → output, recording the steps as config.snapshots and `options` ask.
 /// @throws MhaError before any work if the config is invalid.
-Trace forward(const Config& config);
+Trace forward(const Config& config, const RunOptions& options = {});
 
 /// @brief The same, taking the config's explicit weights over into the trace instead of copying them.
-Trace forward(Config&& config);
+Trace forward(Config&& config, const RunOptions& options = {});
 
-/// @brief Names what a run of `config` says apart from its values: the summary and every step's
-///        id, title, formula, shapes, axes and strides. Runs whose keys are equal have equal
-///        metadata (whatever their seed, tensors or weights), so a caller that holds it from one
-///        run can ask the next for values only (Config::describe = false).
-std::string metadata_key(const Config& config);
+/// @brief The parameters a run of `config` uses: its explicit weights, or seeded ones (uniform
+///        in ±1/√C, as PyTorch's nn.Linear initialises them).
+Weights resolve_weights(const Config& config, const Dims& dims);
 
 }  // namespace mha

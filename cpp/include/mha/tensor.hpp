@@ -12,6 +12,7 @@
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xstrided_view.hpp>
 #include <xtensor/xtensor.hpp>
+#include <xtensor/xview.hpp>
 
 namespace mha {
 

@@ -3,11 +3,18 @@
 /// @brief PyTorch `nn.MultiheadAttention` parameters → the walkthrough's layout.
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "config.hpp"
 
 namespace mha {
+
+/// @brief Checks embed_dim C and the four tensors' lengths (0 for an absent bias) before any values
+///        are read: what weights_from_torch checks first, for a caller that copies tensors in.
+/// @throws MhaError naming the parameter at fault.
+void check_torch_lengths(std::uint64_t C, std::uint64_t in_proj_weight, std::uint64_t in_proj_bias,
+                         std::uint64_t out_proj_weight, std::uint64_t out_proj_bias);
 
 /// @brief PyTorch computes y = x·Wᵀ + b with in_proj_weight = [Wq; Wk; Wv] stacked as [3C, C];
 ///        the walkthrough writes Q = X·Wq + bq, so each block is transposed.

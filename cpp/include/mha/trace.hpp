@@ -1,6 +1,6 @@
 #pragma once
 /// @file trace.hpp
-/// @brief What a forward pass records: one snapshot per step of the walkthrough.
+/// @brief What a run records: one snapshot per step of the walkthrough, and what it computed.
 
 #include <cstdint>
 #include <string>
@@ -8,38 +8,32 @@
 #include <vector>
 
 #include "config.hpp"
+#include "error.hpp"
 
 namespace mha {
 
-/// One step of the walkthrough and the tensor it produced. A public contract: ids are stable.
+/// One step of the walkthrough and the tensor it produced. A public contract: ids are stable, and
+/// everything but the values comes from the step's catalogue entry (catalogue.hpp).
 struct Snapshot {
     std::string id;             ///< stable snake_case id: "x", "q", "scores", "weights", ...
     std::string title;          ///< short English title ("Query projection")
     std::string op;             ///< input, projection, reshape, transpose, repeat, matmul, scale, mask, softmax, merge
+    std::string input;          ///< the step it is computed from ("" for an input)
     std::string formula;        ///< symbolic: "Q = X·Wq + bq"
+    std::string latex;          ///< the same in LaTeX: "Q = XW_q + b_q"
     std::string shape_formula;  ///< with this config's numbers: "[2,4,8] @ [8,8] + [8] → [2,4,8]"
     std::vector<std::size_t> shape;
-    std::vector<std::string> axes;  ///< one name per axis: B, T, Tq, Tk, C, H, Hkv, D, H·D, Hkv·D
-    std::vector<float> data;        ///< values in row-major order of `shape`
+    std::vector<std::string> axes;        ///< one name per axis: B, T, Tq, Tk, C, H, Hkv, D, H·D, Hkv·D
+    std::vector<float> data;              ///< values in row-major order of `shape` (empty when not kept)
     std::vector<std::ptrdiff_t> strides;  ///< as xtensor reports them for the produced tensor (elements)
-    bool contiguous = true;         ///< row-major contiguous in its buffer (a transposed view is not)
-    /// Changed a value of its input: for scale, mask and softmax, an element differs from the
-    /// input's at its index; for a projection or product, it holds a value the input does not;
-    /// false for reshape, transpose, repeat and merge.
-    bool changes_values = false;
+    bool contiguous = true;               ///< row-major contiguous in its buffer (a transposed view is not)
+    bool changes_values = false;          ///< see mha::changes_values
     std::size_t numel = 0;
-    double flops = 0;               ///< floating-point operations of this step
-    std::uint64_t bytes = 0;        ///< bytes of the tensor this step produced (numel · 4)
-    /// Id of an earlier step whose data holds, by construction, the same numbers in the same
-    /// order (a reshape of a contiguous buffer, a mask that masks nothing), or empty. Set in full
-    /// traces only; the bindings hand such values to JS once (and, with
-    /// Config::copy_same_values = false, this step's data is left empty).
-    std::string same_values_as;
-    /// The values went to Config::head_values, head by head, instead of into data.
-    bool streamed = false;
+    double flops = 0;                     ///< floating-point operations of this step
+    std::uint64_t bytes = 0;              ///< bytes of the tensor this step produced (numel · 4)
 };
 
-/// Everything one forward pass produced.
+/// Everything one run produced.
 struct Trace {
     Dims dims;
     bool bias = true;
@@ -48,11 +42,11 @@ struct Trace {
     std::vector<Snapshot> steps;            ///< in walkthrough order; empty when snapshots are off
     std::vector<float> output;              ///< [B, Tq, C], always present
     Weights weights;                        ///< the parameters used (explicit or seeded)
-    std::vector<std::string> warnings;
+    std::vector<Warning> warnings;
     std::uint64_t parameter_count = 0;
     std::uint64_t kv_cache_bytes_per_token = 0;
-    double flops = 0;                       ///< sum over steps
-    std::uint64_t snapshot_bytes = 0;       ///< sum of the steps' bytes
+    double flops = 0;                       ///< of every step of the pass, recorded or not
+    std::uint64_t snapshot_bytes = 0;       ///< bytes of the steps of a full trace
 
     /// @brief The step with this id; throws MhaError(unknown_step) listing the ids it has.
     const Snapshot& step(std::string_view id) const;

@@ -4,7 +4,7 @@
 // key-lengths, bias, seed, tokens, lang) or the `state` property; it fires `mha-state` after every
 // change (the docs page keeps the URL in step with it) and `mha-error` for an invalid config,
 // whose message is shown next to the control at fault while the last valid run stays on screen.
-import { MhaError } from '../engine.js';
+import { MhaError } from '../engine/engine.js';
 import { formatBytes, formatCount, formatValue } from '../format.js';
 import { DEFAULT_STATE, DEFAULT_TOKENS, engineConfig, parseTokens } from '../page-state.js';
 import { divisors, growthChartGeometry, growthSeries, shortNumber } from '../growth.js';
@@ -12,7 +12,6 @@ import { hiddenAxisMistakes, noProjection, noScale, noTranspose, reshapeWithoutT
 import { answerText, checkAnswer, makeQuestions } from '../self-test.js';
 import { embedSnippets } from '../embed-code.js';
 import { ImportError, checkImportSize, importConfig } from '../config-import.js';
-import { localizeMessage } from '../messages.js';
 import { renderMath } from '../math.js';
 import { parameterFormula } from '../walkthrough-text.js';
 import { baseStyles, download, el, getEngine, langOf, localizedError, patchChildren, sheet, svg, tr } from './shared.js';
@@ -34,7 +33,7 @@ const CONTROLS = [
 
 const ATTRIBUTES = { b: 'B', tk: 'Tk', c: 'C', h: 'H', hkv: 'Hkv', mask: 'mask', 'key-lengths': 'keyLengths', bias: 'bias', seed: 'seed', tokens: 'tokens' };
 
-const PAGE_MEMORY_CAP = 32 * 2 ** 20;
+const PAGE_MEMORY_CAP = 64 * 2 ** 20;
 const MAX_MATRIX = 8; // rows and columns shown of each mistake's matrices // a page that stays responsive: the engine explains the cap if it is hit
 
 const STYLES = sheet(`
@@ -317,7 +316,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     this.#root.querySelector('.summary-line').textContent = t('ctl.summary')
       .replace('{T}', run.summary.T).replace('{D}', run.summary.D).replace('{kind}', t(run.summary.cross ? 'cli.cross' : 'cli.self'))
       .replace('{heads}', run.summary.Hkv === run.summary.H ? 'MHA' : run.summary.Hkv === 1 ? 'MQA' : 'GQA');
-    this.#root.querySelector('.warnings').replaceChildren(...run.warnings.map((warning) => el('li', {}, localizeMessage(warning, lang))),
+    this.#root.querySelector('.warnings').replaceChildren(...run.warnings.map((warning) => el('li', {}, warning.messageIn(lang))),
       ...hiddenAxisMistakes(run.summary).map(({ axes, size, key }) => el('li', { 'data-warning': key }, t(key).replace('{a}', axes[0]).replace('{b}', axes[1]).replace('{n}', size))));
 
     const walkthrough = this.#root.querySelector('mha-walkthrough');
@@ -572,7 +571,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     const candidate = { ...this.#state, ...imported };
     try {
       // The engine judges the values (and the size, before it allocates) without a full run.
-      this.#engine?.run({ ...engineConfig(candidate, lang), memoryCap: PAGE_MEMORY_CAP, snapshots: false });
+      this.#engine?.validate({ ...engineConfig(candidate, lang), memoryCap: PAGE_MEMORY_CAP });
     } catch (error) {
       if (!(error instanceof MhaError)) throw error;
       this.#importFailed(error);

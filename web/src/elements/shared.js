@@ -1,9 +1,8 @@
 // What the mha-lens elements share: one engine per page (loaded lazily, once), the translator,
 // a tiny DOM builder that only ever sets text (token text is never parsed as HTML), the base
 // stylesheet (constructable, so it works under a strict style-src CSP) and the axis chips.
-import { createEngine } from '../engine.js';
+import { createEngine } from '../engine/engine.js';
 import { translator } from '../i18n.js';
-import { localizeMessage } from '../messages.js';
 import { axisColors } from '../colors.js';
 import { CONFIG_ATTRIBUTES, configFromAttributes, configFromProperty } from '../element-config.js';
 
@@ -177,13 +176,14 @@ export class RunSource {
     this.#followed = null;
   }
 
-  #error({ code, field, message }) {
+  #error(error) {
+    const { code, field, message } = error;
     const root = this.#host.shadowRoot;
     root.querySelector(':scope > .element-error')?.remove();
     if (!this.#host.run) root.replaceChildren(); // nothing to keep: the message replaces "loading"
 
     const lang = langOf(this.#host);
-    root.prepend(el('p', { class: 'error element-error', role: 'alert', 'data-field': field }, localizedError({ code, message }, lang, translator(lang))));
+    root.prepend(el('p', { class: 'error element-error', role: 'alert', 'data-field': field }, localizedError(error, lang, translator(lang))));
     this.#host.dispatchEvent(new CustomEvent('mha-error', { bubbles: true, composed: true, detail: { code, field, message } }));
   }
 }
@@ -197,14 +197,13 @@ export function langOf(element) {
 export const tr = (lang) => translator(lang);
 
 /**
- * An engine error in the reader's language: the engine's own message, reworded in Chinese when
- * the page is; a message with no Chinese wording yet keeps the English, led by its kind.
+ * An error in the reader's language: an engine error (MhaError) renders itself from the engine's
+ * message table; an error of the page itself is led by its kind.
  */
-export function localizedError({ code, message }, lang, t) {
-  const text = localizeMessage(message, lang);
-  if (lang !== 'zh' || text !== message) return text;
-  const lead = t(`error.${code}`);
-  return lead !== `error.${code}` ? `${lead} ${message}` : message;
+export function localizedError(error, lang, t) {
+  if (typeof error.messageIn === 'function') return error.messageIn(lang);
+  const lead = t(`error.${error.code}`);
+  return lang === 'zh' && lead !== `error.${error.code}` ? `${lead} ${error.message}` : error.message;
 }
 
 /** el('button', { class: 'x', 'aria-label': '…' }, 'text', child): children are text or nodes. */

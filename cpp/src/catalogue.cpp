@@ -1,0 +1,247 @@
+#include "mha/catalogue.hpp"
+
+#include <cmath>
+
+namespace mha {
+
+const std::vector<StepSpec>& catalogue() {
+    // {src}: the sequence K and V are computed from (step_input below).
+    static const std::vector<StepSpec> steps = {
+        // id        pass           op            input       axes            title
+        //   formula, LaTeX, operands, view of, when
+        {"x", Pass::forward, "input", "", "B,T,C", "Input X",
+         "X", "X \\in \\mathbb{R}^{B \\times T \\times C}", "", "", When::always},
+        {"source", Pass::forward, "input", "", "B,Tk,C", "Source sequence S (cross-attention)",
+         "S", "S \\in \\mathbb{R}^{B \\times T_k \\times C}", "", "", When::cross},
+        {"q", Pass::forward, "projection", "x", "B,T,H·D", "Query projection",
+         "Q = X·Wq{+bq}", "Q = XW_q{+b_q}", "[B,T,C] @ [C,H·D]{+[H·D]}", "", When::always},
+        {"k", Pass::forward, "projection", "{src}", "B,Tk,Hkv·D", "Key projection",
+         "K = {src}·Wk{+bk}", "K = {src}W_k{+b_k}", "[B,Tk,C] @ [C,Hkv·D]{+[Hkv·D]}", "", When::always},
+        {"v", Pass::forward, "projection", "{src}", "B,Tk,Hkv·D", "Value projection",
+         "V = {src}·Wv{+bv}", "V = {src}W_v{+b_v}", "[B,Tk,C] @ [C,Hkv·D]{+[Hkv·D]}", "", When::always},
+        {"q_split", Pass::forward, "reshape", "q", "B,T,H,D", "Split Q into heads",
+         "Q.view(B, T, H, D)", "Q \\to \\operatorname{view}(B, T, H, D)", "[B,T,H·D]", "q", When::always},
+        {"k_split", Pass::forward, "reshape", "k", "B,Tk,Hkv,D", "Split K into heads",
+         "K.view(B, Tk, {Hkv}, D)", "K \\to \\operatorname{view}(B, T_k, {Hkv}, D)", "[B,Tk,Hkv·D]", "k", When::always},
+        {"v_split", Pass::forward, "reshape", "v", "B,Tk,Hkv,D", "Split V into heads",
+         "V.view(B, Tk, {Hkv}, D)", "V \\to \\operatorname{view}(B, T_k, {Hkv}, D)", "[B,Tk,Hkv·D]", "v", When::always},
+        {"q_heads", Pass::forward, "transpose", "q_split", "B,H,T,D", "Heads first: Q",
+         "Q.transpose(1, 2)", "Q_h = \\operatorname{transpose}_{1,2}(Q)", "[B,T,H,D]", "q", When::always},
+        {"k_heads", Pass::forward, "transpose", "k_split", "B,Hkv,Tk,D", "Heads first: K",
+         "K.transpose(1, 2)", "K_h = \\operatorname{transpose}_{1,2}(K)", "[B,Tk,Hkv,D]", "k", When::always},
+        {"v_heads", Pass::forward, "transpose", "v_split", "B,Hkv,Tk,D", "Heads first: V",
+         "V.transpose(1, 2)", "V_h = \\operatorname{transpose}_{1,2}(V)", "[B,Tk,Hkv,D]", "v", When::always},
+        {"k_shared", Pass::forward, "repeat", "k_heads", "B,H,Tk,D", "Share K heads across query heads",
+         "K.repeat_interleave(H/Hkv = {group}, dim=1)", "K_h \\leftarrow \\operatorname{repeat}_{H / H_{kv}}(K_h)",
+         "[B,Hkv,Tk,D]", "", When::grouped},
+        {"v_shared", Pass::forward, "repeat", "v_heads", "B,H,Tk,D", "Share V heads across query heads",
+         "V.repeat_interleave(H/Hkv = {group}, dim=1)", "V_h \\leftarrow \\operatorname{repeat}_{H / H_{kv}}(V_h)",
+         "[B,Hkv,Tk,D]", "", When::grouped},
+        {"k_t", Pass::forward, "transpose", "{k_heads}", "B,H,D,Tk", "Transpose K",
+         "Kᵀ = K.transpose(-2, -1)", "K_h^{\\top} = \\operatorname{transpose}_{-2,-1}(K_h)", "[B,H,Tk,D]", "{k_heads}",
+         When::always},
+        {"scores", Pass::forward, "matmul", "q_heads", "B,H,Tq,Tk", "Attention scores Q·Kᵀ",
+         "Q·Kᵀ", "S = Q_h K_h^{\\top}", "[B,H,Tq,D] @ [B,H,D,Tk]", "", When::always},
+        {"scaled", Pass::forward, "scale", "scores", "B,H,Tq,Tk", "Scale by 1/√D",
+         "Q·Kᵀ / √D", "S_{\\mathrm{scaled}} = \\dfrac{S}{\\sqrt{D}}", "[B,H,Tq,Tk] × 1/√{D}", "", When::always},
+        {"masked", Pass::forward, "mask", "scaled", "B,H,Tq,Tk", "Apply the mask",
+         "S + M, M = −∞ where masked", "S_{\\mathrm{masked}} = S_{\\mathrm{scaled}} + M,\\quad M_{ij} \\in \\{0, -\\infty\\}",
+         "[B,H,Tq,Tk]{mask}", "", When::always},
+        {"weights", Pass::forward, "softmax", "masked", "B,H,Tq,Tk", "Softmax over keys",
+         "A = softmax(S, over Tk)", "A = \\operatorname{softmax}_{T_k}(S_{\\mathrm{masked}})",
+         "softmax over Tk of [B,H,Tq,Tk]", "", When::always},
+        {"context", Pass::forward, "matmul", "weights", "B,H,Tq,D", "Weighted sum of values A·V",
+         "O = A·V", "O_h = A V_h", "[B,H,Tq,Tk] @ [B,H,Tk,D]", "", When::always},
+        {"context_t", Pass::forward, "transpose", "context", "B,Tq,H,D", "Tokens first again",
+         "O.transpose(1, 2)", "O = \\operatorname{transpose}_{1,2}(O_h)", "[B,H,Tq,D]", "context", When::always},
+        {"concat", Pass::forward, "merge", "context_t", "B,Tq,C", "Merge heads (concat)",
+         "O.contiguous().view(B, Tq, C)", "O \\to \\operatorname{contiguous}().\\operatorname{view}(B, T_q, C)",
+         "[B,Tq,H,D]", "", When::always},
+        {"output", Pass::forward, "projection", "concat", "B,Tq,C", "Output projection",
+         "Y = O·Wo{+bo}", "Y = OW_o{+b_o}", "[B,Tq,C] @ [C,C]{+[C]}", "", When::always},
+    };
+    return steps;
+}
+
+const StepSpec* find_step(std::string_view id) {
+    for (const StepSpec& step : catalogue())
+        if (id == step.id) return &step;
+    return nullptr;
+}
+
+bool appears(const StepSpec& step, const Dims& d) {
+    switch (step.when) {
+        case When::always: return true;
+        case When::cross: return d.cross;
+        case When::grouped: return d.Hkv < d.H;
+    }
+    return false;
+}
+
+// An input or view written as a slot: {src} is the sequence K and V are computed from, {k_heads}
+// the K heads the scores read (shared across query heads under GQA/MQA).
+static std::string resolve(std::string_view ref, const Dims& d) {
+    if (ref == "{src}") return d.cross ? "source" : "x";
+    if (ref == "{k_heads}") return d.Hkv < d.H ? "k_shared" : "k_heads";
+    return std::string(ref);
+}
+
+std::string step_input(const StepSpec& step, const Dims& d) { return resolve(step.input, d); }
+
+std::string step_view_of(const StepSpec& step, const Dims& d) { return resolve(step.view_of, d); }
+
+bool is_scores_sized(std::string_view id) {
+    return id == "scores" || id == "scaled" || id == "masked" || id == "weights";
+}
+
+namespace {
+
+std::vector<std::string_view> split_axes(std::string_view axes) {
+    std::vector<std::string_view> symbols;
+    for (std::size_t at = 0; at < axes.size();) {
+        const std::size_t comma = axes.find(',', at);
+        const std::size_t end = comma == std::string_view::npos ? axes.size() : comma;
+        symbols.push_back(axes.substr(at, end - at));
+        at = end + 1;
+    }
+    return symbols;
+}
+
+std::size_t size_of(std::string_view symbol, const Dims& d) {
+    if (symbol == "B") return d.B;
+    if (symbol == "T" || symbol == "Tq") return d.T;
+    if (symbol == "Tk") return d.Tk;
+    if (symbol == "C") return d.C;
+    if (symbol == "H") return d.H;
+    if (symbol == "Hkv") return d.Hkv;
+    if (symbol == "D") return d.D;
+    if (symbol == "H·D") return d.H * d.D;
+    if (symbol == "Hkv·D") return d.Hkv * d.D;
+    if (symbol == "1") return 1;
+    return 0;
+}
+
+// Hkv reads H in plain MHA, where K and V have as many heads as Q.
+std::string axis_name(std::string_view symbol, const Dims& d) {
+    if (d.Hkv == d.H && symbol == "Hkv") return "H";
+    if (d.Hkv == d.H && symbol == "Hkv·D") return "H·D";
+    return std::string(symbol);
+}
+
+void replace_all(std::string& text, std::string_view from, std::string_view to) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+}
+
+// {+term}: " + term" with a bias, nothing without.
+std::string bias_terms(std::string text, bool bias) {
+    for (std::size_t at = text.find("{+"); at != std::string::npos; at = text.find("{+", at)) {
+        const std::size_t close = text.find('}', at);
+        const std::string term = text.substr(at + 2, close - at - 2);
+        const std::string replacement = bias ? " + " + term : "";
+        text.replace(at, close - at + 1, replacement);
+        at += replacement.size();
+    }
+    return text;
+}
+
+std::string shape_of_symbols(std::string_view symbols, const Dims& d) {
+    std::vector<std::size_t> shape;
+    for (const std::string_view symbol : split_axes(symbols)) shape.push_back(size_of(symbol, d));
+    return shape_text(shape);
+}
+
+// Every [symbols] of `text` as numbers.
+std::string numbers_for_symbols(const std::string& text, const Dims& d) {
+    std::string out;
+    std::size_t at = 0;
+    for (std::size_t open = text.find('['); open != std::string::npos; open = text.find('[', at)) {
+        const std::size_t close = text.find(']', open);
+        out += text.substr(at, open - at);
+        out += shape_of_symbols(std::string_view(text).substr(open + 1, close - open - 1), d);
+        at = close + 1;
+    }
+    return out + text.substr(at);
+}
+
+// The mask's own shape, broadcast over the scores: causal [Tq, Tk], padding [B, 1, 1, Tk].
+const char* mask_operand(const StepContext& c) {
+    const bool causal = c.mask == MaskKind::causal;
+    return causal && c.padding ? " + causal and padding mask [B,1,Tq,Tk]"
+           : causal            ? " + causal mask [Tq,Tk]"
+           : c.padding         ? " + padding mask [B,1,1,Tk]"
+                               : " with no mask";
+}
+
+std::string fill_formula(std::string text, const StepContext& c, bool latex) {
+    const Dims& d = c.dims;
+    replace_all(text, "{src}", d.cross ? "S" : "X");
+    replace_all(text, "{Hkv}", d.Hkv < d.H ? (latex ? "H_{kv}" : "Hkv") : "H");
+    replace_all(text, "{group}", std::to_string(d.group()));
+    return bias_terms(std::move(text), c.bias);
+}
+
+}  // namespace
+
+std::string shape_text(const std::vector<std::size_t>& shape) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
+    return text + "]";
+}
+
+std::vector<std::string> axis_names(const StepSpec& step, const Dims& d) {
+    std::vector<std::string> names;
+    for (const std::string_view symbol : split_axes(step.axes)) names.push_back(axis_name(symbol, d));
+    return names;
+}
+
+std::vector<std::size_t> step_shape(const StepSpec& step, const Dims& d) {
+    std::vector<std::size_t> shape;
+    for (const std::string_view symbol : split_axes(step.axes)) shape.push_back(size_of(symbol, d));
+    return shape;
+}
+
+std::uint64_t step_numel(const StepSpec& step, const Dims& d) {
+    std::uint64_t n = 1;
+    for (const std::size_t extent : step_shape(step, d)) n *= extent;
+    return n;
+}
+
+std::string step_formula(const StepSpec& step, const StepContext& c) { return fill_formula(step.formula, c, false); }
+
+std::string step_latex(const StepSpec& step, const StepContext& c) { return fill_formula(step.latex, c, true); }
+
+std::string shape_formula(const StepSpec& step, const StepContext& c) {
+    const std::string result = shape_text(step_shape(step, c.dims));
+    if (!*step.operands) return result;
+    std::string operands = bias_terms(step.operands, c.bias);
+    replace_all(operands, "{mask}", mask_operand(c));
+    replace_all(operands, "{D}", std::to_string(c.dims.D));
+    return numbers_for_symbols(operands, c.dims) + " → " + result;
+}
+
+double step_flops(const StepSpec& step, const StepContext& c) {
+    const Dims& d = c.dims;
+    const std::string_view op = step.op;
+    const double out = static_cast<double>(step_numel(step, d));
+    if (op == "projection") {  // [rows, C] @ [C, N]: each output value is a dot product over C
+        return 2.0 * out * static_cast<double>(d.C) + (c.bias ? out : 0.0);
+    }
+    if (op == "matmul") {  // scores contract D, the context contracts Tk
+        const std::string_view id = step.id;
+        return 2.0 * out * static_cast<double>(id == "scores" ? d.D : d.Tk);
+    }
+    if (op == "scale") return out;
+    if (op == "softmax") return 4.0 * out;
+    return 0.0;
+}
+
+bool changes_values(const StepSpec& step, const Dims& d, bool masks_a_key) {
+    const std::string_view op = step.op;
+    if (op == "input" || op == "reshape" || op == "transpose" || op == "repeat" || op == "merge") return false;
+    if (op == "scale") return d.D != 1;  // a scale by 1/√1 leaves every value alone
+    if (op == "mask") return masks_a_key;
+    return true;
+}
+
+}  // namespace mha

@@ -1,0 +1,190 @@
+// The JS API of mha-lens: the only module that touches the Emscripten module.
+//
+//   const engine = await createEngine();
+//   const run = engine.run({ B: 2, T: 4, C: 8, H: 2 });
+//   run.steps; run.step('weights'); run.output; run.summary; run.warnings;
+//
+// Works in Node and in browsers. Callers get plain objects and owned Float32Arrays: no Embind
+// handle and no view into the wasm heap (which memory growth would detach) ever leaves here.
+// What crosses the boundary is defined by cpp/bindings/bindings.cpp: a config and its tensors go
+// in as JS values, a run comes back as plain objects, an error as {code, key, field, params}.
+import createMhaModule from '../../dist/mha_engine.mjs';
+import { MhaError, MhaWarning } from './errors.js';
+import { Run, sliceOf } from './run.js';
+
+export { MhaError, MhaWarning, Run };
+
+const TENSOR_KEYS = ['x', 'kv', 'weights'];
+
+/**
+ * The config as the engine reads it: its own enumerable keys, each read once (a getter cannot
+ * answer differently the second time), in an object with no prototype (a "__proto__" key stays a
+ * key); the tensors x, kv and weights taken apart. Anything that is not a plain object goes to
+ * the engine as it is, which refuses it by name.
+ */
+function splitConfig(config) {
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) return { rest: config, tensors: {} };
+  const rest = Object.create(null);
+  const tensors = {};
+  for (const key of Object.keys(config)) {
+    const value = config[key];
+    if (TENSOR_KEYS.includes(key)) tensors[key] = value;
+    else rest[key] = value;
+  }
+  if (tensors.weights && typeof tensors.weights === 'object' && !Array.isArray(tensors.weights) && !ArrayBuffer.isView(tensors.weights)) {
+    const weights = Object.create(null);
+    for (const key of Object.keys(tensors.weights)) weights[key] = tensors.weights[key];
+    tensors.weights = weights;
+  }
+  return { rest, tensors };
+}
+
+// A lazy run asks the engine again later: it keeps its own copy of the config and tensors, so
+// that a caller who refills an array afterwards does not change what the run computes.
+function ownCopy(rest, tensors) {
+  const copy = (value) => (ArrayBuffer.isView(value) ? value.slice() : Array.isArray(value) ? [...value] : value);
+  const ownRest = Object.create(null);
+  for (const key of Object.keys(rest)) ownRest[key] = copy(rest[key]);
+  const ownTensors = {};
+  for (const key of ['x', 'kv']) if (tensors[key] != null) ownTensors[key] = copy(tensors[key]);
+  if (tensors.weights != null) {
+    ownTensors.weights = Object.create(null);
+    for (const key of Object.keys(tensors.weights)) ownTensors.weights[key] = copy(tensors.weights[key]);
+  }
+  return { rest: ownRest, tensors: ownTensors };
+}
+
+const asFloat32 = (value) => (value instanceof Float32Array ? value : Float32Array.from(value));
+
+class Engine {
+  #module;
+  #messages;
+  #catalogue;
+
+  constructor(module) {
+    this.#module = module;
+    this.#messages = module.messageTable();
+    this.#catalogue = module.catalogue();
+  }
+
+  /**
+   * Every step the engine knows, in walkthrough order: { id, pass, op, input, axes, title,
+   * formula, latex, viewOf, when } (cpp/src/catalogue.cpp). A run holds the ones that apply to it.
+   */
+  get catalogue() {
+    return structuredClone(this.#catalogue);
+  }
+
+  /** The engine's message table { key: { en, zh } }, which errors and warnings render from. */
+  get messages() {
+    return this.#messages;
+  }
+
+  /**
+   * Validates `config` and runs the forward pass; throws MhaError naming the first problem.
+   * `snapshots: 'lazy'` returns every step's metadata with `data: null`, for sizes whose full
+   * trace would not fit the memory cap (B=1 T=4096 C=768 H=12: 3.4 GiB); `run.step(id, {batch,
+   * head})` then computes what is asked for.
+   */
+  run(config) {
+    let { rest, tensors } = splitConfig(config);
+    const result = this.#call('run', rest, tensors, undefined);
+    const messages = this.#messages;
+    const owned = [result.output, ...result.steps.map((step) => step.data).filter(Boolean)];
+    const weights = {};
+    if (result.weights) {  // seeded: the engine's copies
+      Object.assign(weights, result.weights);
+      owned.push(...Object.values(result.weights));
+    } else {  // explicit: the caller's own, as Float32Arrays
+      for (const key of Object.keys(tensors.weights)) weights[key] = asFloat32(tensors.weights[key]);
+    }
+    const trace = {
+      steps: result.steps,
+      summary: result.summary,
+      warnings: result.warnings.map((warning) => new MhaWarning(warning, messages)),
+      output: result.output,
+      weights,
+    };
+    if (rest.snapshots !== 'lazy') return new Run(trace, { messages, owned });
+    ({ rest, tensors } = ownCopy(rest, tensors));
+    const fetch = (step, slice) => {
+      const data = this.#call('run', rest, tensors, { id: step.id, ...slice }).steps[0].data;
+      return slice ? sliceOf(step, data, slice) : { ...step, data };
+    };
+    return new Run(trace, { fetch, messages, owned });
+  }
+
+  /**
+   * Checks `config` as run() would (sizes, memory, tensors) and runs nothing; throws MhaError
+   * naming the first problem.
+   */
+  validate(config) {
+    const { rest, tensors } = splitConfig(config);
+    this.#call('validate', rest, tensors);
+  }
+
+  /**
+   * PyTorch nn.MultiheadAttention parameters → the walkthrough's weights {Wq, ..., bo}.
+   * Takes { in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias } (biases optional);
+   * the dotted names of a state_dict ('out_proj.weight') work too.
+   */
+  fromTorch(params) {
+    if (typeof params !== 'object' || params === null) {
+      throw MhaError.from({ field: 'params', key: 'bad_type.torch_params', params: {} }, this.#messages);
+    }
+    const get = (name) => (Object.hasOwn(params, name) ? params[name] : params[name.replace('out_proj_', 'out_proj.')]);
+    const outWeight = get('out_proj_weight');
+    const length = outWeight?.length;
+    const C = Object.hasOwn(params, 'C') ? Number(params.C) : Math.round(Math.sqrt(typeof length === 'number' ? length : NaN));
+    return this.#call('fromTorch', C, get('in_proj_weight'), get('in_proj_bias'), outWeight, get('out_proj_bias'));
+  }
+
+  /**
+   * c = a · b for row-major a [M, K] and b [K, N]: the engine's matrix product on its own
+   * (what `npm run bench` compares with the peers' GEMM). Returns c [M, N].
+   */
+  matmul(a, b, { M, K, N } = {}) {
+    return this.#call('matmul', a, b, M, K, N);
+  }
+
+  /** Bytes of wasm linear memory: it grows to the largest run so far and never shrinks. */
+  get memoryBytes() {
+    return this.#module.HEAP8.buffer.byteLength;
+  }
+
+  /**
+   * Embind value handles alive in the module (Emscripten's count_emval_handles): the same from
+   * one call to the next unless something leaks; tests/js/leaks.test.js fails if it grows.
+   */
+  get liveHandles() {
+    return this.#module.count_emval_handles();
+  }
+
+  // Calls the bindings' `name`, which answer {ok, value} or {ok: false, error}.
+  #call(name, ...args) {
+    const result = this.#module[name](...args);
+    if (!result.ok) throw new MhaError(result.error, this.#messages);
+    return result.value;
+  }
+}
+
+const isNode = typeof process !== 'undefined' && Boolean(process.versions?.node);
+
+/**
+ * Loads the WebAssembly engine. Options: `wasmUrl` (where the .wasm is; default: next to
+ * dist/mha_engine.mjs) or `wasmBinary` (its bytes).
+ */
+export async function createEngine({ wasmUrl, wasmBinary } = {}) {
+  const url = wasmUrl ? new URL(wasmUrl, isNode ? import.meta.url : document.baseURI) : new URL('../../dist/mha_engine.wasm', import.meta.url);
+  const moduleOptions = {};
+  if (wasmBinary) {
+    moduleOptions.wasmBinary = wasmBinary;
+  } else if (isNode) {
+    // Node 20's fetch() cannot read file: URLs, which the 3.1.6 loader would try.
+    const { readFile } = await import('node:fs/promises');
+    moduleOptions.wasmBinary = await readFile(url);
+  } else {
+    moduleOptions.locateFile = () => url.href;
+  }
+  return new Engine(await createMhaModule(moduleOptions));
+}

@@ -1,0 +1,58 @@
+// The errors and warnings of the engine as JS callers see them: data (a code, a message key, the
+// field at fault, the parameters) that renders its own sentence in English or Chinese from the
+// engine's message table. No DOM.
+import { renderMessage } from '../text/render.js';
+
+/** An invalid config or input. `code` is stable, `field` names the config field at fault. */
+export class MhaError extends Error {
+  #messages;
+
+  /**
+   * `{ code, key, field, params, message }` as the engine reports it; `messages`, the engine's
+   * message table, lets the error say itself in another language.
+   */
+  constructor({ code, key, field, params = {}, message }, messages = null) {
+    super(message);
+    this.name = 'MhaError';
+    this.code = code;
+    this.key = key ?? code;
+    this.field = field;
+    this.params = params;
+    this.#messages = messages;
+  }
+
+  /** An error made in JS from its key: the code is the key's part before the first '.'. */
+  static from({ field, key, params }, messages) {
+    return new MhaError({ code: key.split('.')[0], key, field, params, message: renderMessage(messages, key, params, 'en') }, messages);
+  }
+
+  /** The message in `lang` ('en' or 'zh'). */
+  messageIn(lang) {
+    return this.#messages ? renderMessage(this.#messages, this.key, this.params, lang) : this.message;
+  }
+}
+
+/** Something unusual about a run's result (a query whose keys are all masked, ...). */
+export class MhaWarning {
+  #messages;
+
+  constructor({ key, params, message }, messages) {
+    this.key = key;
+    this.params = params;
+    this.message = message;
+    this.#messages = messages;
+  }
+
+  /** The message in `lang` ('en' or 'zh'). */
+  messageIn(lang) {
+    return renderMessage(this.#messages, this.key, this.params, lang);
+  }
+
+  toString() {
+    return this.message;
+  }
+
+  toJSON() {
+    return this.message;
+  }
+}
