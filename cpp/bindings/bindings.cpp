@@ -142,8 +142,8 @@ val trace_to_js(const mha::Trace& t, bool with_weights) {
     return run;
 }
 
-// A JS config and its tensors as a Config, checked: sizes and memory before any tensor is copied
-// in, and each tensor's length before its values. config: the JS config without its tensors;
+// A JS config and its tensors as a Config: sizes and memory checked before any tensor is copied
+// in, and each tensor's length before its values (which mha::validate checks). config: the JS config without its tensors;
 // tensors: {x, kv, weights: {Wq, …}}, each absent, an Array or a numeric typed array; request:
 // {id, batch, head} of a lazy run, or undefined.
 mha::Config checked_config(const val& config, const val& tensors, const val& request, mha::RunOptions& options) {
@@ -173,8 +173,7 @@ mha::Config checked_config(const val& config, const val& tensors, const val& req
     for (const std::string& name : weight_fields)
         for (const mha::WeightField& f : mha::weight_fields)
             if (name == f.name) (*c.weights).*f.member = take("weights." + name, weights[name]);
-    mha::validate(c, options);
-    return c;
+    return c;  // forward() or validate() checks the values
 }
 
 val run(const val& config, const val& tensors, const val& request) {
@@ -191,7 +190,7 @@ val run(const val& config, const val& tensors, const val& request) {
 val validate(const val& config, const val& tensors) {
     return guarded([&] {
         mha::RunOptions options;
-        checked_config(config, tensors, val::undefined(), options);
+        mha::validate(checked_config(config, tensors, val::undefined(), options), options);
         return val::undefined();
     });
 }
@@ -258,7 +257,7 @@ val catalogue() {
         const mha::StepSpec& s = entries[i];
         val step = val::object();
         step.set("id", std::string(s.id));
-        step.set("pass", std::string("forward"));
+        step.set("pass", std::string(mha::pass_name(s.pass)));
         step.set("op", std::string(s.op));
         step.set("input", std::string(s.input));
         step.set("axes", std::string(s.axes));

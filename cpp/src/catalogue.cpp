@@ -63,6 +63,16 @@ const std::vector<StepSpec>& catalogue() {
     return steps;
 }
 
+const char* pass_name(Pass pass) {
+    switch (pass) {
+        case Pass::forward: return "forward";
+        case Pass::backward: return "backward";
+        case Pass::tiled: return "tiled";
+        case Pass::incremental: return "incremental";
+    }
+    return "forward";
+}
+
 const StepSpec* find_step(std::string_view id) {
     for (const StepSpec& step : catalogue())
         if (id == step.id) return &step;

@@ -145,8 +145,14 @@ const TensorShape& shape_of_tensor(std::string_view name) {
     return tensor_shapes[0];
 }
 
-void check_values(const std::string& name, const std::vector<float>& values) {
-    if (largest_magnitude(values.data(), values.size()) <= std::numeric_limits<float>::max()) return;
+// The largest |value| of each explicit tensor, found once by check_values and used again by
+// check_magnitudes (at C=768 the weights are 2.4 M values).
+using Peaks = std::vector<std::pair<const std::vector<float>*, float>>;
+
+void check_values(const std::string& name, const std::vector<float>& values, Peaks& peaks) {
+    const float peak = largest_magnitude(values.data(), values.size());
+    peaks.emplace_back(&values, peak);
+    if (peak <= std::numeric_limits<float>::max()) return;
     for (std::size_t i = 0; i < values.size(); ++i)
         if (!std::isfinite(values[i]))
             throw MhaError(name, "non_finite.value",
@@ -154,7 +160,7 @@ void check_values(const std::string& name, const std::vector<float>& values) {
                             {"value", std::isnan(values[i]) ? "NaN" : values[i] > 0 ? "Infinity" : "-Infinity"}});
 }
 
-void check_weights(const Weights& w, const Dims& d, bool bias) {
+void check_weights(const Weights& w, const Dims& d, bool bias, Peaks& peaks) {
     for (const WeightField& f : weight_fields) {
         const std::vector<float>& values = w.*f.member;
         const std::string field = std::string("weights.") + f.name;
@@ -168,7 +174,7 @@ void check_weights(const Weights& w, const Dims& d, bool bias) {
             throw MhaError(field, "missing.weight", params);
         }
         check_tensor_length(field, values.size(), d);
-        check_values(field, values);
+        check_values(field, values, peaks);
     }
 }
 
@@ -177,13 +183,14 @@ void check_weights(const Weights& w, const Dims& d, bool bias) {
 // refuse values whose worst case could overflow. The bounds add up |terms| (every sum in the pass
 // is at most that), with seeded tensors at their own bounds (±1 for x and kv, ±1/√C for weights).
 // |values| ≤ 1e4 everywhere always passes for sizes up to 1e6.
-void check_magnitudes(const Config& c, const Dims& d) {
+void check_magnitudes(const Config& c, const Dims& d, const Peaks& peaks) {
     if (!c.x && !c.kv && !c.weights) return;
     struct Given { std::string field; double peak; const std::vector<float>* values; };
     std::vector<Given> given;
     auto bound = [&](const char* field, const std::vector<float>* values, double seeded) {
         if (!values) return seeded;
-        given.push_back({field, largest_magnitude(values->data(), values->size()), values});
+        const auto known = std::find_if(peaks.begin(), peaks.end(), [&](const auto& p) { return p.first == values; });
+        given.push_back({field, known->second, values});
         return given.back().peak;
     };
     const double seeded_w = 1.0 / std::sqrt(static_cast<double>(d.C));
@@ -336,16 +343,17 @@ Dims validate_sizes(const Config& c, const RunOptions& options) {
 
 Dims validate(const Config& c, const RunOptions& options) {
     const Dims d = validate_sizes(c, options);
+    Peaks peaks;
     if (c.x) {
         check_tensor_length("x", c.x->size(), d);
-        check_values("x", *c.x);
+        check_values("x", *c.x, peaks);
     }
     if (c.kv) {
         check_tensor_length("kv", c.kv->size(), d);
-        check_values("kv", *c.kv);
+        check_values("kv", *c.kv, peaks);
     }
-    if (c.weights) check_weights(*c.weights, d, c.bias);
-    check_magnitudes(c, d);
+    if (c.weights) check_weights(*c.weights, d, c.bias, peaks);
+    check_magnitudes(c, d, peaks);
     return d;
 }
 

@@ -16,8 +16,12 @@
 
 namespace mha {
 
-/// Which way through attention a step belongs to.
-enum class Pass { forward };
+/// Which way through attention a step belongs to: the forward pass, its gradients, the tiled
+/// (FlashAttention-style) forward, or incremental decoding with a KV cache.
+enum class Pass { forward, backward, tiled, incremental };
+
+/// "forward", "backward", "tiled", "incremental"
+const char* pass_name(Pass pass);
 
 /// When a step appears in a run.
 enum class When {
