@@ -83,11 +83,20 @@ mha::RunOptions take_request(std::string& text) {
     return options;
 }
 
+// What validate() lets through fits the cap and what this build can address, so that no
+// allocation of the run can fail or wrap around.
+void check_memory(const mha::Config& config, const mha::Dims& dims, const mha::RunOptions& options) {
+    const double total = mha::memory_need(dims, config, options).total();
+    if (total > static_cast<double>(config.memory_cap) || total > mha::addressable_bytes)
+        broken("a valid config fits its memory cap", std::to_string(total));
+}
+
 void run_json(std::string text) {
     try {
         const mha::RunOptions options = take_request(text);
         const mha::Config config = mha::config_from_json(text);
         const mha::Dims dims = mha::validate(config, options);
+        check_memory(config, dims, options);
         if (small(dims)) check_trace(mha::forward(config, options));
     } catch (const mha::MhaError& e) {
         check_error(e);

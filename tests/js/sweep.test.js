@@ -302,3 +302,46 @@ test(`input sweep: ${VALID + INVALID} configs from seed ${SEED}, one engine`, { 
     assert.ok(fields.get(field) > 0, `no invalid config named ${field}`);
   }
 });
+
+// Sizes where 32-bit arithmetic breaks: near 2^15 and 2^16 (whose products pass 2^31 and 2^32)
+// and near 2^31 and 2^32 themselves, alone and in pairs, with and without snapshots and with a
+// cap far above what wasm can address. Each either runs (an output of B·T·C finite values) or is
+// refused with an MhaError that names a size or the cap; no trap, no internal error, no leak.
+test('sizes near 2^15, 2^16, 2^31 and 2^32, and their products, run or are refused by name', { timeout: 240_000 }, async () => {
+  const engine = await createEngine();
+  const near = (n) => [n - 1, n, n + 1];
+  const edges = [...near(2 ** 15), ...near(2 ** 16), ...near(2 ** 31), ...near(2 ** 32)];
+  const keys = ['B', 'T', 'Tk', 'C', 'H'];
+  const small = { B: 1, T: 2, C: 2, H: 1 };
+  const configs = [];
+  for (const key of keys) for (const value of edges) configs.push({ ...small, [key]: value, ...(key === 'C' ? { H: 1 } : {}) });
+  for (const [a, b] of [['B', 'T'], ['T', 'C'], ['B', 'C'], ['T', 'Tk'], ['C', 'H']]) {
+    for (const x of near(2 ** 15).concat(near(2 ** 16))) for (const y of [2 ** 15, 2 ** 16 + 1]) configs.push({ ...small, [a]: x, [b]: y });
+  }
+  const options = [{}, { snapshots: false }, { snapshots: 'lazy' }, { snapshots: false, memoryCap: 9e15 }, { memoryCap: 2 ** 40 }];
+  const handles = engine.liveHandles;
+  let ran = 0, refusals = 0;
+  for (const config of configs) {
+    for (const option of options) {
+      const full = { ...config, ...option };
+      let run = null;
+      try {
+        run = engine.run(full);
+      } catch (error) {
+        assert.ok(error instanceof MhaError, `${JSON.stringify(full)}: ${error}`);
+        assert.ok(['bad_size', 'memory_cap', 'not_divisible', 'heads_not_divisible'].includes(error.code), `${JSON.stringify(full)}: ${error.code} ${error.message}`);
+        assert.ok(['B', 'T', 'Tk', 'C', 'H', 'Hkv', 'memoryCap'].includes(error.field), `${JSON.stringify(full)}: field ${error.field}`);
+        assert.ok(error.message.includes(error.field), error.message);
+        refusals++;
+        continue;
+      }
+      assert.equal(run.output.length, config.B * config.T * config.C, JSON.stringify(full));
+      assert.ok(run.output.every(Number.isFinite), JSON.stringify(full));
+      ran++;
+    }
+  }
+  assert.ok(ran > 20 && refusals > 100, `${ran} ran, ${refusals} refused`);
+  assert.equal(engine.liveHandles, handles);
+  assert.ok(engine.memoryBytes <= 1.5 * 2 ** 30, `wasm memory ${engine.memoryBytes}`);
+  assert.equal(engine.run({ B: 2, T: 4, C: 8, H: 2 }).output.length, 64);
+});
