@@ -213,6 +213,25 @@ val from_torch(double C, const val& in_proj_weight, const val& in_proj_bias, con
     });
 }
 
+// Separate projections (Hugging Face style) → weights. `tensors` holds the eight by their
+// state-dict names ("q_proj.weight", …, "out_proj.bias"), each absent, an Array or a typed array.
+val from_linear(double C, const val& tensors) {
+    return guarded([&] {
+        constexpr const char* names[] = {"q_proj.weight", "q_proj.bias", "k_proj.weight", "k_proj.bias",
+                                         "v_proj.weight", "v_proj.bias", "out_proj.weight", "out_proj.bias"};
+        auto given = [&](const char* name) { return !tensors[name].isNull() && !tensors[name].isUndefined(); };
+        if (!(C >= 1 && C <= 1e6 && C == static_cast<double>(static_cast<std::uint64_t>(C))))
+            throw mha::MhaError("C", "bad_size.embed_dim", {{"value", val(C).call<std::string>("toString")}, {"max", "1000000"}});
+        mha::LinearLengths lengths{};
+        for (std::size_t i = 0; i < 8; ++i) lengths[i] = given(names[i]) ? tensor_length_of(names[i], tensors[names[i]]) : 0;
+        mha::check_linear_lengths(static_cast<std::uint64_t>(C), lengths);
+        auto floats = [&](const char* name) { return given(name) ? floats_from_js(name, tensors[name]) : std::vector<float>{}; };
+        mha::LinearParams p{floats(names[0]), floats(names[1]), floats(names[2]), floats(names[3]),
+                            floats(names[4]), floats(names[5]), floats(names[6]), floats(names[7])};
+        return weights_to_js(mha::weights_from_linear(static_cast<std::size_t>(C), p));
+    });
+}
+
 // c = a · b for row-major a [M, K] and b [K, N]: the engine's GEMM on its own, for the benchmark.
 // Sizes and their products are checked in double before anything is allocated.
 val matmul(const val& a, const val& b, const val& M_value, const val& K_value, const val& N_value) {
@@ -289,6 +308,7 @@ EMSCRIPTEN_BINDINGS(mha_lens) {
     emscripten::function("run", &run);
     emscripten::function("validate", &validate);
     emscripten::function("fromTorch", &from_torch);
+    emscripten::function("fromLinear", &from_linear);
     emscripten::function("matmul", &matmul);
     emscripten::function("catalogue", &catalogue);
     emscripten::function("messageTable", &message_table);

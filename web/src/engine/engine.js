@@ -140,6 +140,30 @@ class Engine {
   }
 
   /**
+   * Separate projections, as Hugging Face BERT/GPT-style attention modules hold them → the
+   * walkthrough's weights {Wq, ..., bo}. Takes the state-dict names ('q_proj.weight',
+   * 'q_proj.bias', 'k_proj.weight', …, 'out_proj.bias') or nested objects ({ q_proj: { weight,
+   * bias }, … }); each weight is nn.Linear's [out_features, C]; biases optional (all or none).
+   * K and V may have fewer heads than Q (GQA/MQA). `C` defaults to √(out_proj.weight.length).
+   */
+  fromLinear(params) {
+    if (typeof params !== 'object' || params === null) {
+      throw MhaError.from({ field: 'params', key: 'bad_type.linear_params', params: {} }, this.#messages);
+    }
+    const tensors = Object.create(null);
+    for (const projection of ['q_proj', 'k_proj', 'v_proj', 'out_proj']) {
+      const nested = Object.hasOwn(params, projection) ? params[projection] : undefined;
+      for (const part of ['weight', 'bias']) {
+        const name = `${projection}.${part}`;
+        tensors[name] = Object.hasOwn(params, name) ? params[name] : nested?.[part];
+      }
+    }
+    const length = tensors['out_proj.weight']?.length;
+    const C = Object.hasOwn(params, 'C') ? Number(params.C) : Math.round(Math.sqrt(typeof length === 'number' ? length : NaN));
+    return this.#call('fromLinear', C, tensors);
+  }
+
+  /**
    * c = a · b for row-major a [M, K] and b [K, N]: the engine's matrix product on its own
    * (what `npm run bench` compares with the peers' GEMM). Returns c [M, N].
    */
