@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import katex from 'katex';
 
-import { allFormulas } from '../web/src/walkthrough-text.js';
+import { allFormulas } from '../web/src/logic/walkthrough-text.js';
 
 // A slot renders as a number KaTeX keeps whole, then becomes a marker math.js replaces.
 const slotNumber = (i) => String(9_876_500 + i);

@@ -5,8 +5,8 @@
 import { parseArgs } from 'node:util';
 
 import { createEngine, MhaError } from './src/engine/engine.js';
-import { formatBytes, formatCount, layoutTensor, shapeChain, shapeText } from './src/format.js';
-import { translator } from './src/i18n.js';
+import { formatBytes, formatCount, layoutTensor, shapeChain, shapeText } from './src/logic/format.js';
+import { translator } from './src/text/i18n.js';
 
 const USAGE = `Usage: mha-lens walk --B <n> --T <n> --C <n> --H <n> [options]
 

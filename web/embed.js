@@ -1,7 +1,7 @@
 // The iframe route: renders the one element that embed.html's URL names, with the attributes it
 // gives (set as attributes, so tokens stay text), using the same bundle tutorial pages load.
 import './dist/mha-lens.js';
-import { embedRequest } from './src/embed-code.js';
+import { embedRequest } from './src/logic/embed-code.js';
 
 const { tag, attributes } = embedRequest(location.search);
 const element = document.createElement(tag);

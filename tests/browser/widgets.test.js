@@ -7,7 +7,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { ARTIFACTS, TIMEOUT, deep, heatmapCells, launch, makeHostSite } from './harness.js';
-import { scaleFor } from '../../web/src/colors.js';
+import { scaleFor } from '../../web/src/logic/colors.js';
 
 const XSS = '<img src=x onerror=alert(1)>';
 // The policy a careful tutorial site may send: no inline script or style, no eval, nothing but

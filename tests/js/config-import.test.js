@@ -2,8 +2,8 @@
 // every kind of malformed, huge or hostile input refused with its reason, before the engine sees it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ImportError, MAX_IMPORT_BYTES, MAX_IMPORT_DEPTH, checkImportSize, configFromImport, importConfig, parseImportText } from '../../web/src/config-import.js';
-import { DEFAULT_STATE, engineConfig } from '../../web/src/page-state.js';
+import { ImportError, MAX_IMPORT_BYTES, MAX_IMPORT_DEPTH, checkImportSize, configFromImport, importConfig, parseImportText } from '../../web/src/logic/config-import.js';
+import { DEFAULT_STATE, engineConfig } from '../../web/src/logic/page-state.js';
 import { getTestEngine } from './engine-helper.js';
 
 const refused = (fn, code, params) => assert.throws(fn, (error) => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CLASSIC, CONFIG_ATTRIBUTES, configFromAttributes, configFromProperty } from '../../web/src/element-config.js';
+import { CLASSIC, CONFIG_ATTRIBUTES, configFromAttributes, configFromProperty } from '../../web/src/model/config-input.js';
 import { getTestEngine } from './engine-helper.js';
 
 const attributes = (values) => (name) => (name in values ? values[name] : null);

@@ -4,12 +4,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LANGUAGES, STRINGS, translator } from '../../web/src/i18n.js';
+import { LANGUAGES, STRINGS, translator } from '../../web/src/text/i18n.js';
 import { getTestEngine, CONFIGS } from './engine-helper.js';
 
 const root = new URL('../../web/', import.meta.url).pathname;
-const sources = [join(root, 'app.js'), ...readdirSync(join(root, 'src')).filter((f) => f.endsWith('.js')).map((f) => join(root, 'src', f)),
-  ...readdirSync(join(root, 'src/elements')).map((f) => join(root, 'src/elements', f))];
+// The page, the CLI and every module under web/src/, whatever folder it sits in.
+const sources = [join(root, 'app.js'), join(root, 'cli.js'),
+  ...readdirSync(join(root, 'src'), { recursive: true }).filter((f) => f.endsWith('.js')).map((f) => join(root, 'src', f))];
 
 test('both languages have exactly the same keys, none empty', () => {
   assert.deepEqual(LANGUAGES, ['en', 'zh']);

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 
 import { FORMULAS } from '../../web/dist/formulas.mjs';
 import { renderFormula } from '../../scripts/render_formulas.js';
-import { allFormulas, formulaLatex, parameterFormula } from '../../web/src/walkthrough-text.js';
-import { renderMath } from '../../web/src/math.js';
+import { allFormulas, formulaLatex, parameterFormula } from '../../web/src/logic/walkthrough-text.js';
+import { renderMath } from '../../web/src/logic/math.js';
 
 test('every formula the page shows is pre-rendered, and the file matches a fresh render', () => {
   const all = allFormulas();

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import katex from 'katex';
-import { formulaLatex, memoryLayout, stepAnswers } from '../../web/src/walkthrough-text.js';
+import { formulaLatex, memoryLayout, stepAnswers } from '../../web/src/logic/walkthrough-text.js';
 import { CONFIGS, getTestEngine } from './engine-helper.js';
 
 test('the answers come from the snapshots: values, element count, last two axes', async () => {

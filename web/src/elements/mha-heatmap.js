@@ -6,9 +6,9 @@
 // the `run` property, the element's own config (attributes b, t, c, h, … or `config`), or another
 // element named by `for` (then a heatmap step chosen there is shown here too); `step`, `batch`,
 // `head` (one head only, when set), `pinned` and `lang` are attributes. Fires `mha-select`.
-import { formatCount, formatValue } from '../format.js';
-import { scaleFor, viridis, diverging } from '../colors.js';
-import { HEATMAP_STEPS, canvasCellPixels, heatmapGeometry, heatmapPanels, hitCell, keyLabels, maskedPath, moveCell } from '../heatmap-layout.js';
+import { formatCount, formatValue } from '../logic/format.js';
+import { scaleFor, viridis, diverging } from '../logic/colors.js';
+import { HEATMAP_STEPS, canvasCellPixels, heatmapGeometry, heatmapPanels, hitCell, keyLabels, maskedPath, moveCell } from '../logic/heatmap-layout.js';
 import { RunElement, SOURCE_ATTRIBUTES, download, el, langOf, sheet, svg, tr } from './shared.js';
 
 const MAX_CELLS = 16384; // beyond this only the selected batch (then head) is drawn

@@ -5,15 +5,15 @@
 // change (the docs page keeps the URL in step with it) and `mha-error` for an invalid config,
 // whose message is shown next to the control at fault while the last valid run stays on screen.
 import { MhaError } from '../engine/engine.js';
-import { formatBytes, formatCount, formatValue } from '../format.js';
-import { DEFAULT_STATE, DEFAULT_TOKENS, engineConfig, parseTokens } from '../page-state.js';
-import { divisors, growthChartGeometry, growthSeries, shortNumber } from '../growth.js';
-import { hiddenAxisMistakes, noProjection, noScale, noTranspose, reshapeWithoutTranspose, softmaxOverQueries } from '../mistakes.js';
-import { answerText, checkAnswer, makeQuestions } from '../self-test.js';
-import { embedSnippets } from '../embed-code.js';
-import { ImportError, checkImportSize, importConfig } from '../config-import.js';
-import { renderMath } from '../math.js';
-import { parameterFormula } from '../walkthrough-text.js';
+import { formatBytes, formatCount, formatValue } from '../logic/format.js';
+import { DEFAULT_STATE, DEFAULT_TOKENS, engineConfig, parseTokens } from '../logic/page-state.js';
+import { divisors, growthChartGeometry, growthSeries, shortNumber } from '../logic/growth.js';
+import { hiddenAxisMistakes, noProjection, noScale, noTranspose, reshapeWithoutTranspose, softmaxOverQueries } from '../logic/mistakes.js';
+import { answerText, checkAnswer, makeQuestions } from '../logic/self-test.js';
+import { embedSnippets } from '../logic/embed-code.js';
+import { ImportError, checkImportSize, importConfig } from '../logic/config-import.js';
+import { renderMath } from '../logic/math.js';
+import { parameterFormula } from '../logic/walkthrough-text.js';
 import { baseStyles, download, el, getEngine, langOf, localizedError, patchChildren, sheet, svg, tr } from './shared.js';
 import './define.js';
 

@@ -1,7 +1,7 @@
 // <mha-shapes>: the compact shape chain X[B,T,C] → … → output[B,T,C] with this config's numbers,
 // each shape as axis chips. The run comes in as the `run` property, from its own config
 // (attributes or `config`), or from the element named by `for`; clicking a shape fires `mha-step`.
-import { chainSteps } from '../format.js';
+import { chainSteps } from '../logic/format.js';
 import { RunElement, SOURCE_ATTRIBUTES, axisChip, el, langOf, patchChildren, sheet, tr } from './shared.js';
 
 const STYLES = sheet(`

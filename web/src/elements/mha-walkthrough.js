@@ -5,12 +5,12 @@
 // own config (attributes b, t, c, h, … or the `config` property), or from another element named
 // by `for`. `from`/`to` limit it to a range of steps, `step` pins it to one. Fires a bubbling
 // `mha-step` event when the step changes and `mha-run` when it has a new run.
-import { formatCount, shapeText } from '../format.js';
-import { scaleFor } from '../colors.js';
-import { cellSources, changeKind, inputOf, pictureLayout } from '../tensor-picture.js';
-import { keyLabels, shortLabel } from '../heatmap-layout.js';
-import { formulaLatex, memoryLayout, stepAnswers } from '../walkthrough-text.js';
-import { renderMath } from '../math.js';
+import { formatCount, shapeText } from '../logic/format.js';
+import { scaleFor } from '../logic/colors.js';
+import { cellSources, changeKind, inputOf, pictureLayout } from '../logic/tensor-picture.js';
+import { keyLabels, shortLabel } from '../logic/heatmap-layout.js';
+import { formulaLatex, memoryLayout, stepAnswers } from '../logic/walkthrough-text.js';
+import { renderMath } from '../logic/math.js';
 import { RunElement, SOURCE_ATTRIBUTES, axisChip, el, langOf, patchChildren, reducedMotion, sheet, svg, tr } from './shared.js';
 
 const UNIT = 10; // SVG units per cell in the tensor picture

@@ -1,7 +1,7 @@
 // An embeddable element's config from its attributes, named as in the walkthrough (b, t, tk, c,
 // h, hkv, mask, key-lengths, bias, seed, tokens). Values go to the engine as given, so the
 // engine's own message names anything wrong. No DOM: tests/js/element-config.test.js.
-import { parseKeyLengths, parseTokens } from './page-state.js';
+import { parseKeyLengths, parseTokens } from '../logic/page-state.js';
 
 /** The attributes that configure a run, in the order an author would write them. */
 export const CONFIG_ATTRIBUTES = ['b', 't', 'tk', 'c', 'h', 'hkv', 'mask', 'key-lengths', 'bias', 'seed', 'tokens'];
