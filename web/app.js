@@ -3,7 +3,7 @@
 // in step with the view so a link opens the same view, and let the arrow keys step the walkthrough
 // when nothing in particular has focus.
 import './src/elements/index.js';
-import { translator } from './src/text/i18n.js';
+import { translator } from './src/text/translate.js';
 import { decodeState, encodeState } from './src/logic/page-state.js';
 
 const STORAGE_KEY = 'mha-lens.lang';

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 
 import { createEngine, MhaError } from './src/engine/engine.js';
 import { formatBytes, formatCount, layoutTensor, shapeChain, shapeText } from './src/logic/format.js';
-import { translator } from './src/text/i18n.js';
+import { translator } from './src/text/translate.js';
 
 const USAGE = `Usage: mha-lens walk --B <n> --T <n> --C <n> --H <n> [options]
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { TIMEOUT, deep, heatmapCells, launch, makeHostSite } from './harness.js';
 import { scaleFor } from '../../web/src/logic/colors.js';
-import { STRINGS } from '../../web/src/text/i18n.js';
+import { STRINGS } from '../../web/src/text/translate.js';
 import { MAX_IMPORT_DEPTH } from '../../web/src/logic/config-import.js';
 
 const EN = STRINGS.en;

@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { ARTIFACTS, TIMEOUT, cellCentre, deep, heatmapCells, launch, openPage } from './harness.js';
 import { scaleFor } from '../../web/src/logic/colors.js';
 import { shapeText } from '../../web/src/logic/format.js';
-import { STRINGS } from '../../web/src/text/i18n.js';
+import { STRINGS } from '../../web/src/text/translate.js';
 import { DEFAULT_TOKENS, decodeState } from '../../web/src/logic/page-state.js';
 
 let env;

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LANGUAGES, STRINGS, translator } from '../../web/src/text/i18n.js';
+import { LANGUAGES, STRINGS, translator } from '../../web/src/text/translate.js';
 import { getTestEngine, CONFIGS } from './engine-helper.js';
 
 const root = new URL('../../web/', import.meta.url).pathname;
@@ -66,4 +66,23 @@ test('every step, axis, op and error code the engine can produce has words in bo
     const t = translator(lang);
     for (const key of needed) assert.notEqual(t(key), key, `${lang} lacks ${key}`);
   }
+});
+
+test('t(key, params) fills {name} slots, in either language, by the rule of the engine\'s messages', () => {
+  const en = translator('en');
+  const zh = translator('zh');
+  assert.equal(en('wt.position', { n: 3, m: 19 }), 'Step 3 of 19 · ← → keys');
+  assert.equal(zh('wt.position', { n: 3, m: 19 }), '第 3 / 19 步 · ← → 键');
+  assert.equal(en('hm.readout', { b: 0, h: 1, q: 'I', k: 'love', v: '0.2500' }), 'b=0 head 1 · query “I” → key “love”: 0.2500');
+  // Braces that are not a slot stay text; a key no table has comes back as itself.
+  assert.equal(en('import.example'), '{"B": 2, "C": 8, "H": 2, "tokens": ["I", "love", "attention"]}');
+  assert.equal(en('no.such.key'), 'no.such.key');
+  // A parameter's text is never read as a slot.
+  assert.equal(en('hm.head', { h: '{h}' }), 'head {h}');
+});
+
+test('no module fills a placeholder by hand: every slot goes through t() or the engine\'s messages', () => {
+  const byHand = /\.replace(All)?\(\s*['"`]\{|localizeMessage/;
+  const offenders = sources.filter((file) => !file.endsWith('text/render.js') && byHand.test(readFileSync(file, 'utf8')));
+  assert.deepEqual(offenders, []);
 });

@@ -152,7 +152,7 @@ export class MhaHeatmapElement extends RunElement {
     if (panels.length * perPanel > MAX_CELLS) {
       panels = all.filter((p) => p.b === this.batch);
       if (panels.length * perPanel > MAX_CELLS) panels = panels.filter((p) => p.h === this.head);
-      note = t('hm.partial').replace('{n}', panels.length).replace('{m}', all.length);
+      note = t('hm.partial', { n: panels.length, m: all.length });
     }
     const hasMask = this.#run.steps.some((s) => s.id === 'masked') && (step.id === 'masked' || step.id === 'weights');
     this.#view = { step, scale: scaleFor(step), maskedAt: this.#maskedAt(), labels, t };
@@ -199,8 +199,8 @@ export class MhaHeatmapElement extends RunElement {
         if (members.length === 0) continue;
         const shared = group > 1;
         const box = el('div', { class: shared ? 'group shared' : 'group', role: shared ? 'group' : null,
-          'aria-label': shared ? t('hm.shared').replace('{kv}', kv).replace('{heads}', members.map((p) => p.h).join(', ')) : null });
-        if (shared) box.append(el('p', { class: 'group-label' }, t('hm.shared').replace('{kv}', kv).replace('{heads}', members.map((p) => p.h).join(', '))));
+          'aria-label': shared ? t('hm.shared', { kv, heads: members.map((p) => p.h).join(', ') }) : null });
+        if (shared) box.append(el('p', { class: 'group-label' }, t('hm.shared', { kv, heads: members.map((p) => p.h).join(', ') })));
         box.append(el('div', { class: 'members' }, members.map((panel) => {
           const picture = this.#panel(panel, geometry, readout, tip);
           pictures.push(picture);
@@ -208,7 +208,7 @@ export class MhaHeatmapElement extends RunElement {
         })));
         groups.append(box);
       }
-      grid.append(el('section', { class: 'batch', 'aria-label': `b=${b}` }, el('h4', {}, t('hm.batch').replace('{b}', b)), groups));
+      grid.append(el('section', { class: 'batch', 'aria-label': `b=${b}` }, el('h4', {}, t('hm.batch', { b })), groups));
     }
     const table = this.#table(t);
     // An open table stays open for the new step or head (#repaint fills it).
@@ -284,9 +284,9 @@ export class MhaHeatmapElement extends RunElement {
     const mask = svg('path', { class: 'masked-cells', fill: `url(#${hatch})`, d: '' });
     const cursor = svg('rect', { width: cell - 1, height: cell - 1, fill: 'none', stroke: '#e0a100', 'stroke-width': 3, visibility: 'hidden' });
     picture.append(mask, cursor);
-    const caption = t('hm.head').replace('{h}', h) + (this.#run.summary.Hkv !== this.#run.summary.H ? ` · KV ${panel.kvHead}` : '');
+    const caption = t('hm.head', { h }) + (this.#run.summary.Hkv !== this.#run.summary.H ? ` · KV ${panel.kvHead}` : '');
     const figure = el('figure', { class: 'panel', tabindex: 0, role: 'img', 'data-b': b, 'data-h': h, 'aria-current': String(selected),
-      'aria-label': t('hm.panelLabel').replace('{step}', t(`step.${step.id}`)).replace('{b}', b).replace('{h}', h).replace('{rows}', panel.rows).replace('{cols}', panel.cols) },
+      'aria-label': t('hm.panelLabel', { step: t(`step.${step.id}`), b, h, rows: panel.rows, cols: panel.cols }) },
       picture, el('figcaption', {}, caption));
     figure.style.width = `${(geometry.width * 0.08).toFixed(2)}em`; // ~30 px cells at 15 px type; max-width keeps it inside the host's column
 
@@ -295,8 +295,7 @@ export class MhaHeatmapElement extends RunElement {
       const i = panel.offset + r * panel.cols + c;
       const masked = maskedAt(i);
       const value = now.data[i];
-      readout.textContent = t('hm.readout').replace('{b}', b).replace('{h}', h).replace('{q}', labels.rows[r]).replace('{k}', labels.cols[c])
-        .replace('{v}', masked && now.id === 'weights' ? `${formatValue(value)} (${t('hm.masked')})` : formatValue(value));
+      readout.textContent = t('hm.readout', { b, h, q: labels.rows[r], k: labels.cols[c], v: masked && now.id === 'weights' ? `${formatValue(value)} (${t('hm.masked')})` : formatValue(value) });
       cursor.setAttribute('x', geometry.cellX(c));
       cursor.setAttribute('y', geometry.cellY(r));
       cursor.setAttribute('visibility', 'visible');
@@ -353,11 +352,11 @@ export class MhaHeatmapElement extends RunElement {
     const panel = heatmapPanels(step, this.#run.summary.Hkv).find((p) => p.b === this.batch && p.h === this.head);
     const tbody = el('tbody', {});
     const table = el('table', {},
-      el('caption', { class: 'visually-hidden' }, t('hm.tableCaption').replace('{step}', t(`step.${step.id}`)).replace('{b}', panel.b).replace('{h}', panel.h)),
+      el('caption', { class: 'visually-hidden' }, t('hm.tableCaption', { step: t(`step.${step.id}`), b: panel.b, h: panel.h })),
       el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, `${t('hm.query')} \\ ${t('hm.key')}`), labels.cols.map((label) => el('th', { scope: 'col' }, label)))),
       tbody);
     const details = el('details', { class: 'table-view' },
-      el('summary', {}, t('hm.table').replace('{b}', panel.b).replace('{h}', panel.h).replace('{n}', formatCount(panel.rows * panel.cols))), table);
+      el('summary', {}, t('hm.table', { b: panel.b, h: panel.h, n: formatCount(panel.rows * panel.cols) })), table);
     const fill = () => {
       const { step: now, maskedAt } = this.#view;
       tbody.replaceChildren(...Array.from({ length: panel.rows }, (_, r) => el('tr', {}, el('th', { scope: 'row' }, labels.rows[r]),
@@ -405,7 +404,7 @@ export class MhaHeatmapElement extends RunElement {
     copy.insertBefore(svg('g', { class: 'cells' }, cells), copy.querySelector('rect[stroke]'));
     copy.querySelectorAll('[fill="currentColor"]').forEach((node) => node.setAttribute('fill', '#1d1f24'));
     const t = tr(langOf(this));
-    const title = `${t(`step.${this.stepId}`)} · b=${figure.dataset.b} · ${t('hm.head').replace('{h}', figure.dataset.h)}`;
+    const title = `${t(`step.${this.stepId}`)} · b=${figure.dataset.b} · ${t('hm.head', { h: figure.dataset.h })}`;
     // Wide enough for the title too (CJK characters are about twice as wide as Latin ones).
     const titleWidth = [...title].reduce((sum, ch) => sum + (/[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? 12 : 7), 8);
     const outer = Math.max(width, titleWidth);

@@ -11,7 +11,7 @@ import { divisors, growthChartGeometry, growthSeries, shortNumber } from '../log
 import { hiddenAxisMistakes, noProjection, noScale, noTranspose, reshapeWithoutTranspose, softmaxOverQueries } from '../logic/mistakes.js';
 import { answerText, checkAnswer, makeQuestions } from '../logic/self-test.js';
 import { embedSnippets } from '../logic/embed-code.js';
-import { ImportError, checkImportSize, importConfig } from '../logic/config-import.js';
+import { checkImportSize, importConfig } from '../logic/config-import.js';
 import { renderMath } from '../logic/math.js';
 import { parameterFormula } from '../logic/walkthrough-text.js';
 import { baseStyles, download, el, getEngine, langOf, localizedError, patchChildren, sheet, svg, tr } from './shared.js';
@@ -313,11 +313,9 @@ export class MhaPlaygroundElement extends HTMLElement {
     this.#configKey = key;
     this.#run = run;
     this.#runTokens = parseTokens(this.#state.tokens ?? DEFAULT_TOKENS[lang]);
-    this.#root.querySelector('.summary-line').textContent = t('ctl.summary')
-      .replace('{T}', run.summary.T).replace('{D}', run.summary.D).replace('{kind}', t(run.summary.cross ? 'cli.cross' : 'cli.self'))
-      .replace('{heads}', run.summary.Hkv === run.summary.H ? 'MHA' : run.summary.Hkv === 1 ? 'MQA' : 'GQA');
+    this.#root.querySelector('.summary-line').textContent = t('ctl.summary', { T: run.summary.T, D: run.summary.D, kind: t(run.summary.cross ? 'cli.cross' : 'cli.self'), heads: run.summary.Hkv === run.summary.H ? 'MHA' : run.summary.Hkv === 1 ? 'MQA' : 'GQA' });
     this.#root.querySelector('.warnings').replaceChildren(...run.warnings.map((warning) => el('li', {}, warning.messageIn(lang))),
-      ...hiddenAxisMistakes(run.summary).map(({ axes, size, key }) => el('li', { 'data-warning': key }, t(key).replace('{a}', axes[0]).replace('{b}', axes[1]).replace('{n}', size))));
+      ...hiddenAxisMistakes(run.summary).map(({ axes, size, key }) => el('li', { 'data-warning': key }, t(key, { a: axes[0], b: axes[1], n: size }))));
 
     const walkthrough = this.#root.querySelector('mha-walkthrough');
     const heatmap = this.#root.querySelector('mha-heatmap');
@@ -383,7 +381,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     const heads = divisors(s.C).filter((h) => h <= 64);
     const paramRows = heads.map((h) => ({ h, D: s.C / h, count: this.#probe({ B: 1, T: 1, C: s.C, H: h, bias: s.bias }).parameterCount }));
     const params = el('div', { class: 'card', 'data-card': 'params' }, el('h3', {}, t('lessons.params')),
-      el('p', {}, t('lessons.paramsNow').replace('{n}', formatCount(s.parameterCount))), formula,
+      el('p', {}, t('lessons.paramsNow', { n: formatCount(s.parameterCount) })), formula,
       s.Hkv !== s.H ? el('p', { class: 'note' }, t('lessons.paramsGqa')) : null,
       el('table', { class: 'matrix' }, el('tr', {}, el('th', {}, 'H'), el('th', {}, 'D'), el('th', {}, t('cli.parameters'))),
         paramRows.map((row) => el('tr', { 'data-h': row.h, class: row.h === s.H ? 'current' : null }, el('td', {}, row.h === s.H ? `▶ ${row.h}` : row.h), el('td', {}, row.D), el('td', {}, formatCount(row.count))))),
@@ -398,7 +396,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     const kv = el('div', { class: 'card', 'data-card': 'kv' }, el('h3', {}, t('lessons.kv')),
       el('table', { class: 'matrix' }, el('tr', {}, el('th', {}, ''), el('th', {}, 'Hkv'), el('th', {}, t('cli.bytesPerToken'))),
         kvRows.map((row) => el('tr', { 'data-kv': row.label }, el('th', {}, row.Hkv === s.Hkv ? `▶ ${row.label}` : row.label), el('td', {}, row.Hkv), el('td', { 'data-bytes': row.bytes }, row.bytes < 1024 ? `${row.bytes} ${t('unit.bytes')}` : formatBytes(row.bytes))))),
-      el('p', { class: 'note' }, t('lessons.kvWhy').replace('{D}', s.D)));
+      el('p', { class: 'note' }, t('lessons.kvWhy', { D: s.D })));
 
     cards.replaceChildren(params, this.#growthCard(s, t), kv);
   }
@@ -408,7 +406,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     const g = growthChartGeometry(series);
     const path = (points) => points.map(([x, y], i) => `${i ? 'L' : 'M'}${x.toFixed(1)} ${y.toFixed(1)}`).join(' ');
     const current = series.find((p) => p.current);
-    const chart = svg('svg', { viewBox: `0 0 ${g.width} ${g.height}`, role: 'img', 'aria-label': t('lessons.growthLabel').replace('{T}', s.T).replace('{scores}', formatCount(current.scores)).replace('{flops}', formatCount(current.flops)) });
+    const chart = svg('svg', { viewBox: `0 0 ${g.width} ${g.height}`, role: 'img', 'aria-label': t('lessons.growthLabel', { T: s.T, scores: formatCount(current.scores), flops: formatCount(current.flops) }) });
     for (let e = g.yMin; e <= g.yMax; e++) {
       const y = g.y(10 ** e);
       chart.append(svg('line', { x1: g.left, x2: g.width - g.right, y1: y, y2: y, stroke: '#d5d8de' }),
@@ -427,7 +425,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     const table = el('table', { class: 'matrix' }, el('tr', {}, el('th', {}, 'T'), el('th', {}, t('lessons.scoresSize')), el('th', {}, t('cli.flops'))),
       series.map((p) => el('tr', { 'data-t': p.T }, el('td', {}, p.current ? `▶ ${p.T}` : p.T), el('td', {}, formatCount(p.scores)), el('td', {}, formatCount(p.flops)))));
     return el('div', { class: 'card chart', 'data-card': 'growth' }, el('h3', {}, t('lessons.growth')),
-      el('p', {}, t('lessons.growthNow').replace('{B}', s.B).replace('{H}', s.H).replace('{T}', s.T).replace('{Tk}', s.Tk).replace('{n}', formatCount(current.scores)).replace('{flops}', formatCount(current.flops))),
+      el('p', {}, t('lessons.growthNow', { B: s.B, H: s.H, T: s.T, Tk: s.Tk, n: formatCount(current.scores), flops: formatCount(current.flops) })),
       chart,
       el('p', { class: 'legend-line' }, el('span', { class: 'legend-scores' }, `● — ${t('lessons.scoresSize')}`), ' · ', el('span', { class: 'legend-flops' }, `■ - - ${t('cli.flops')}`), ' · ', el('span', { class: 'legend-t' }, `┆ ${t('lessons.currentT')}`)),
       el('details', {}, el('summary', {}, t('lessons.table')), table));
@@ -442,7 +440,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     const sumRow = colSums ? el('tr', {}, el('th', { class: 'sum' }, 'Σ'), colSums.map((v) => el('td', { class: 'sum mono', 'data-colsum': v }, formatValue(v, digits))), rowSums ? el('td', {}, '') : null) : null;
     const cut = allRows.length > MAX_MATRIX || allRows[0].length > MAX_MATRIX;
     return el('table', { class: 'matrix' },
-      cut ? el('caption', { class: 'note' }, tr(this.#lang)('mistakes.corner').replaceAll('{n}', MAX_MATRIX).replace('{rows}', allRows.length).replace('{cols}', allRows[0].length)) : null,
+      cut ? el('caption', { class: 'note' }, tr(this.#lang)('mistakes.corner', { n: MAX_MATRIX, rows: allRows.length, cols: allRows[0].length })) : null,
       rows.map((row, r) => el('tr', {}, el('th', {}, labels?.[r] ?? r), row.map((v) => el('td', { class: 'mono', 'data-value': v }, formatValue(v, digits))),
         rowSums ? el('td', { class: 'sum mono', 'data-rowsum': rowSums[r] }, formatValue(rowSums[r], digits)) : null)),
       sumRow);
@@ -459,15 +457,15 @@ export class MhaPlaygroundElement extends HTMLElement {
 
     const p = noProjection(run);
     const projection = card('noProjection', t('mistakes.noProjection'),
-      el('p', {}, t('mistakes.noProjectionWhat').replace('{a}', p.features[0]).replace('{b}', p.features[1])),
+      el('p', {}, t('mistakes.noProjectionWhat', { a: p.features[0], b: p.features[1] })),
       pair(this.#matrix(p.wrong, { labels }), this.#matrix(p.right, { labels })),
-      p.wrongAsymmetry === null ? null : el('p', { 'data-result': 'symmetry' }, t('mistakes.symmetry').replace('{wrong}', formatValue(p.wrongAsymmetry)).replace('{right}', formatValue(p.rightAsymmetry))));
+      p.wrongAsymmetry === null ? null : el('p', { 'data-result': 'symmetry' }, t('mistakes.symmetry', { wrong: formatValue(p.wrongAsymmetry), right: formatValue(p.rightAsymmetry) })));
 
     const k = noTranspose(run);
     const transpose = card('noTranspose', t('mistakes.noTranspose'),
       k.ok
-        ? [el('p', { class: 'label-wrong', 'data-result': 'silent' }, t('mistakes.silent').replace('{D}', s.D).replace('{Tk}', s.Tk).replace('{diff}', formatValue(k.maxDiff))), pair(this.#matrix(k.wrong, { labels }), this.#matrix(k.right, { labels }))]
-        : [el('p', { class: 'label-wrong', 'data-result': 'shape-error' }, t('mistakes.shapeError').replace('{a}', `[${k.left.join(',')}]`).replace('{b}', `[${k.right.join(',')}]`).replace('{D}', s.D).replace('{Tk}', s.Tk)),
+        ? [el('p', { class: 'label-wrong', 'data-result': 'silent' }, t('mistakes.silent', { D: s.D, Tk: s.Tk, diff: formatValue(k.maxDiff) })), pair(this.#matrix(k.wrong, { labels }), this.#matrix(k.right, { labels }))]
+        : [el('p', { class: 'label-wrong', 'data-result': 'shape-error' }, t('mistakes.shapeError', { a: `[${k.left.join(',')}]`, b: `[${k.right.join(',')}]`, D: s.D, Tk: s.Tk })),
           el('p', {}, t('mistakes.shapeErrorHint'))]);
 
     const q = softmaxOverQueries(run);
@@ -477,14 +475,14 @@ export class MhaPlaygroundElement extends HTMLElement {
 
     const r = reshapeWithoutTranspose(run);
     const reshape = card('reshapeWithoutTranspose', t('mistakes.reshape'),
-      el('p', {}, t('mistakes.reshapeWhat').replace('{n}', r.scrambledRows).replace('{m}', r.rows.length)),
+      el('p', {}, t('mistakes.reshapeWhat', { n: r.scrambledRows, m: r.rows.length })),
       el('table', { class: 'matrix' }, el('tr', {}, el('th', {}, t('mistakes.headRow')), el('th', {}, t('mistakes.holds'))),
         r.rows.slice(0, 2 * MAX_MATRIX).map((row) => el('tr', { 'data-scrambled': String(row.scrambled) }, el('th', {}, `h${row.h} · ${labels[row.t] ?? row.t}`),
-          el('td', { class: row.scrambled ? 'holds label-wrong' : 'holds label-right' }, t('mistakes.holdsText').replace('{token}', labels[row.token] ?? row.token).replace('{h}', row.tokenHead))))));
+          el('td', { class: row.scrambled ? 'holds label-wrong' : 'holds label-right' }, t('mistakes.holdsText', { token: labels[row.token] ?? row.token, h: row.tokenHead }))))));
 
     const n = noScale(run, (config) => this.#probeRun(config));
     const scale = card('noScale', t('mistakes.noScale'),
-      el('p', { 'data-result': 'peak' }, t('mistakes.peak').replace('{wrong}', formatValue(n.wrongPeak, 3)).replace('{right}', formatValue(n.rightPeak, 3)).replace('{uniform}', formatValue(1 / s.Tk, 3))),
+      el('p', { 'data-result': 'peak' }, t('mistakes.peak', { wrong: formatValue(n.wrongPeak, 3), right: formatValue(n.rightPeak, 3), uniform: formatValue(1 / s.Tk, 3) })),
       pair(this.#matrix(n.wrong, { labels }), this.#matrix(n.right, { labels })),
       el('p', {}, t('mistakes.trend')),
       el('table', { class: 'matrix' }, el('tr', {}, el('th', {}, 'D'), el('th', {}, t('mistakes.wrong')), el('th', {}, t('mistakes.right'))),
@@ -505,8 +503,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     if (this.#shown.quiz === key) return;
     this.#shown.quiz = key;
     const list = el('ol', { class: 'quiz' }, questions.map((question, i) => {
-      let text = t(question.key);
-      for (const [name, value] of Object.entries(question.params)) text = text.replaceAll(`{${name}}`, value);
+      const text = t(question.key, question.params);
       const input = el('input', { type: 'text', id: `quiz-${i}`, 'aria-label': text, autocomplete: 'off', placeholder: t(question.kind === 'shape' ? 'quiz.shapePlaceholder' : 'quiz.numberPlaceholder') });
       const verdict = el('span', { class: 'verdict', 'aria-live': 'polite' });
       const check = el('button', { type: 'button' }, t('quiz.check'));
@@ -514,7 +511,7 @@ export class MhaPlaygroundElement extends HTMLElement {
         const ok = checkAnswer(question, input.value);
         verdict.className = ok ? 'verdict verdict-ok' : 'verdict verdict-no';
         verdict.dataset.ok = String(ok);
-        verdict.textContent = ok ? `✓ ${t('quiz.right')}` : `✗ ${t('quiz.wrong').replace('{answer}', answerText(question))}`;
+        verdict.textContent = ok ? `✓ ${t('quiz.right')}` : `✗ ${t('quiz.wrong', { answer: answerText(question) })}`;
       };
       check.addEventListener('click', judge);
       input.addEventListener('keydown', (event) => { if (event.key === 'Enter') judge(); });
@@ -585,16 +582,8 @@ export class MhaPlaygroundElement extends HTMLElement {
   #importFailed(error) {
     const lang = this.#lang;
     const t = tr(lang);
-    let message;
-    if (error instanceof ImportError) {
-      message = t(`import.error.${error.code}`);
-      if (message === `import.error.${error.code}`) message = error.message;
-      for (const [name, value] of Object.entries(error.params)) message = message.replaceAll(`{${name}}`, name === 'expected' ? t(`import.type.${value}`) : error.code === 'tooLarge' ? formatBytes(value) : String(value));
-    } else if (error instanceof MhaError) {
-      message = localizedError(error, lang, t);
-    } else {
-      message = String(error?.message ?? error);
-    }
+    // An import refused, or the engine's own error: each says itself in the reader's language.
+    const message = typeof error?.messageIn === 'function' ? error.messageIn(lang) : String(error?.message ?? error);
     this.#root.querySelector('.import-status').textContent = '';
     this.#root.getElementById('error-import').textContent = `${t('import.refused')} ${message}`;
   }

@@ -214,7 +214,7 @@ export class MhaWalkthroughElement extends RunElement {
       button('prev', `◀ ${t('wt.prev')}`, t('wt.prev'), { disabled: this.#index === 0 }),
       button(playing ? 'pause' : 'play', playing ? `⏸ ${t('wt.pause')}` : `▶ ${t('wt.play')}`, playing ? t('wt.pause') : t('wt.play'), { 'aria-pressed': String(playing) }),
       button('next', `${t('wt.next')} ▶`, t('wt.next'), { disabled: this.#index >= steps.length - 1 }),
-      el('span', { class: 'position' }, t('wt.position').replace('{n}', this.#index + 1).replace('{m}', steps.length)));
+      el('span', { class: 'position' }, t('wt.position', { n: this.#index + 1, m: steps.length })));
     if (steps.length <= 1) toolbar.hidden = true;
   }
 
@@ -241,7 +241,7 @@ export class MhaWalkthroughElement extends RunElement {
     const formula = el('div', { class: 'formula', 'aria-label': step.formula });
     renderMath(formula, formulaLatex(step.id, this.#run.summary));
     const countText = answers.countBefore === null
-      ? t('wt.countFirst').replace('{n}', formatCount(step.numel))
+      ? t('wt.countFirst', { n: formatCount(step.numel) })
       : `${yesNo(answers.changesCount)} — ${formatCount(answers.countBefore)} → ${formatCount(answers.countAfter)}`;
     const axesAnswer = el('span', {}, axisChip(answers.rowAxis, step.shape.at(-2), lang), ` ${t('wt.rows')}: ${t(`axis.${answers.rowAxis}`)}; `,
       axisChip(answers.colAxis, step.shape.at(-1), lang), ` ${t('wt.cols')}: ${t(`axis.${answers.colAxis}`)}`);
@@ -293,7 +293,7 @@ export class MhaWalkthroughElement extends RunElement {
     const t = tr(langOf(this));
     const figure = el('figure', { class: 'picture' });
     if (step.numel > MAX_PICTURE_CELLS) {
-      figure.append(el('p', { class: 'note' }, t('wt.tooBig').replace('{n}', formatCount(step.numel))));
+      figure.append(el('p', { class: 'note' }, t('wt.tooBig', { n: formatCount(step.numel) })));
       return figure;
     }
     const layout = pictureLayout(step.shape, step.axes);
@@ -303,7 +303,7 @@ export class MhaWalkthroughElement extends RunElement {
     const left = rows ? 36 : pad; // room for token names, so a token can be followed across steps
     const width = layout.width * UNIT + left + pad;
     const height = layout.height * UNIT + pad + 4;
-    const picture = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': t('wt.pictureLabel').replace('{step}', t(`step.${step.id}`)).replace('{shape}', shapeText(step.shape)) },
+    const picture = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': t('wt.pictureLabel', { step: t(`step.${step.id}`), shape: shapeText(step.shape) }) },
       svg('defs', {}, svg('pattern', { id: 'wt-hatch', width: 4, height: 4, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
         svg('rect', { width: 4, height: 4, fill: '#e8e8e8' }), svg('line', { x1: 0, y1: 0, x2: 0, y2: 4, stroke: '#555', 'stroke-width': 1.5 }))));
     const [B] = step.shape;

@@ -2,7 +2,7 @@
 // a tiny DOM builder that only ever sets text (token text is never parsed as HTML), the base
 // stylesheet (constructable, so it works under a strict style-src CSP) and the axis chips.
 import { createEngine } from '../engine/engine.js';
-import { translator } from '../text/i18n.js';
+import { translator } from '../text/translate.js';
 import { axisColors } from '../logic/colors.js';
 import { CONFIG_ATTRIBUTES, configFromAttributes, configFromProperty } from '../model/config-input.js';
 
