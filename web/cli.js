@@ -5,7 +5,8 @@
 import { parseArgs } from 'node:util';
 
 import { createEngine, MhaError } from './src/engine/engine.js';
-import { formatBytes, formatCount, layoutTensor, shapeChain, shapeText } from './src/logic/format.js';
+import { formatCount, layoutTensor, shapeChain, shapeText } from './src/logic/format.js';
+import { numberOrText, readConfig } from './src/model/config-input.js';
 import { translator } from './src/text/translate.js';
 
 const USAGE = `Usage: mha-lens walk --B <n> --T <n> --C <n> --H <n> [options]
@@ -26,23 +27,15 @@ const options = {
   step: { type: 'string' }, lang: { type: 'string' }, help: { type: 'boolean', short: 'h' },
 };
 
-// "4" → 4; anything else stays text, so that the engine's message quotes what was typed.
-const numberOrText = (text) => (/^-?\d+(\.\d+)?(e\d+)?$/i.test(text.trim()) ? Number(text) : text);
-
 function usageError(message) {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
   process.exit(2);
 }
 
+// Options are named as the config fields (--B, --Hkv), or as the element attributes where the
+// field is camelCase (--key-lengths); their text is read as every config text is.
 function configFrom(values) {
-  const config = {};
-  for (const key of ['B', 'T', 'Tk', 'C', 'H', 'Hkv', 'seed']) {
-    if (values[key] !== undefined) config[key] = numberOrText(values[key]);
-  }
-  if (values.mask !== undefined) config.mask = values.mask;
-  if (values['key-lengths'] !== undefined) {
-    config.keyLengths = values['key-lengths'].split(',').filter((part) => part.trim() !== '').map(numberOrText);
-  }
+  const { config } = readConfig((field, attribute) => values[field] ?? values[attribute]);
   if (values['no-bias']) config.bias = false;
   if (values['memory-cap'] !== undefined) config.memoryCap = numberOrText(values['memory-cap']);
   return config;

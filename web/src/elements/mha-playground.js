@@ -6,7 +6,8 @@
 // whose message is shown next to the control at fault while the last valid run stays on screen.
 import { MhaError } from '../engine/engine.js';
 import { formatBytes, formatCount, formatValue } from '../logic/format.js';
-import { DEFAULT_STATE, DEFAULT_TOKENS, engineConfig, parseTokens } from '../logic/page-state.js';
+import { DEFAULT_STATE, DEFAULT_TOKENS, engineConfig } from '../logic/page-state.js';
+import { CONFIG_FIELDS, parseBias, parseTokens } from '../model/config-input.js';
 import { divisors, growthChartGeometry, growthSeries, shortNumber } from '../logic/growth.js';
 import { hiddenAxisMistakes, noProjection, noScale, noTranspose, reshapeWithoutTranspose, softmaxOverQueries } from '../logic/mistakes.js';
 import { answerText, checkAnswer, makeQuestions } from '../logic/self-test.js';
@@ -31,7 +32,8 @@ const CONTROLS = [
   { field: 'seed', key: 'seed', type: 'number', min: 0 },
 ];
 
-const ATTRIBUTES = { b: 'B', tk: 'Tk', c: 'C', h: 'H', hkv: 'Hkv', mask: 'mask', 'key-lengths': 'keyLengths', bias: 'bias', seed: 'seed', tokens: 'tokens' };
+// The config attributes it takes: all but t (T follows the tokens).
+const ATTRIBUTE_FIELDS = CONFIG_FIELDS.filter(({ field }) => field !== 'T');
 
 const PAGE_MEMORY_CAP = 64 * 2 ** 20;
 const MAX_MATRIX = 8; // rows and columns shown of each mistake's matrices // a page that stays responsive: the engine explains the cap if it is hit
@@ -93,7 +95,7 @@ ol.quiz li { margin: 0.5em 0; }
 `);
 
 export class MhaPlaygroundElement extends HTMLElement {
-  static get observedAttributes() { return ['lang', 'theme', ...Object.keys(ATTRIBUTES)]; }
+  static get observedAttributes() { return ['lang', 'theme', ...ATTRIBUTE_FIELDS.map(({ attribute }) => attribute)]; }
 
   #root;
   #engine = null;
@@ -107,7 +109,6 @@ export class MhaPlaygroundElement extends HTMLElement {
   #probeRuns = new Map(); // the mistakes panel's fixed side runs (the 1/√D trend), by config
   #shown = {}; // what the lessons and quiz panels show now, so an unchanged panel is not rebuilt
   #offscreen = new WeakSet(); // sections the browser skips for now
-  #listeners = [];
 
   constructor() {
     super();
@@ -125,11 +126,6 @@ export class MhaPlaygroundElement extends HTMLElement {
       return;
     }
     this.#compute();
-  }
-
-  disconnectedCallback() {
-    for (const [target, type, listener] of this.#listeners) target.removeEventListener(type, listener);
-    this.#listeners = [];
   }
 
   attributeChangedCallback(name, oldValue, newValue) {
@@ -160,16 +156,12 @@ export class MhaPlaygroundElement extends HTMLElement {
 
   get #lang() { return langOf(this); }
 
-  #listen(target, type, listener) {
-    target.addEventListener(type, listener);
-    this.#listeners.push([target, type, listener]);
-  }
-
+  // The state holds the text as written; bias is read now, as the one config reader reads it.
   #readAttributes() {
-    for (const [attribute, key] of Object.entries(ATTRIBUTES)) {
+    for (const { field, attribute } of ATTRIBUTE_FIELDS) {
       if (!this.hasAttribute(attribute)) continue;
       const value = this.getAttribute(attribute);
-      this.#state[key] = key === 'bias' ? !['0', 'false', 'no'].includes(value) : value;
+      this.#state[field] = field === 'bias' ? parseBias(value) : value;
     }
   }
 

@@ -5,6 +5,8 @@
 // No DOM: tests/js/config-import.test.js.
 import { DEFAULT_STATE } from './page-state.js';
 import { formatBytes } from './format.js';
+import { isPlainObject } from '../engine/values.js';
+import { CONFIG_FIELDS, MAX_MADE_UP_TOKENS, parseTokens, withTokens } from '../model/config-input.js';
 import { translator } from '../text/translate.js';
 
 /** Larger files are refused before they are read or parsed. */
@@ -13,11 +15,14 @@ export const MAX_IMPORT_BYTES = 5 * 2 ** 20;
 /** Deeper nesting is refused before parsing (a snapshot is 3 levels deep). */
 export const MAX_IMPORT_DEPTH = 16;
 
-/** Tokens made up from T when a config gives no tokens: no more than this many. */
-export const MAX_MADE_UP_TOKENS = 4096;
-
-const NUMBER_FIELDS = ['B', 'T', 'Tk', 'C', 'H', 'Hkv', 'seed'];
-const CONFIG_FIELDS = [...NUMBER_FIELDS, 'mask', 'bias', 'keyLengths', 'tokens'];
+// The JSON each kind of config field takes (model/config-input.js), named as the message names it,
+// and whether null counts as not given. Tokens are read apart.
+const JSON_TYPES = {
+  number: { expected: 'number', fits: (value) => typeof value === 'number', nullable: true },
+  text: { expected: 'string', fits: (value) => typeof value === 'string', nullable: false },
+  bias: { expected: 'boolean', fits: (value) => typeof value === 'boolean', nullable: false },
+  numbers: { expected: 'numbers', fits: (value) => Array.isArray(value) && value.every((n) => typeof n === 'number'), nullable: true },
+};
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
@@ -42,8 +47,6 @@ export class ImportError extends Error {
     return t(`import.error.${this.code}`, params);
   }
 }
-
-const isPlainObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Refuses a size in bytes above the limit (call it with a File's size before reading it). */
 export function checkImportSize(bytes, max = MAX_IMPORT_BYTES) {
@@ -121,22 +124,20 @@ export function configFromImport(value) {
   const source = snapshot ? value.config : value;
   if (!isPlainObject(source)) throw new ImportError('noConfig', {});
   const tokenSource = snapshot && source.tokens === undefined ? value.tokens : source.tokens;
-  if (!CONFIG_FIELDS.some((field) => source[field] !== undefined) && tokenSource === undefined) {
+  if (!CONFIG_FIELDS.some(({ field }) => source[field] !== undefined) && tokenSource === undefined) {
     throw new ImportError('noConfig', {});
   }
-  const wrong = (field, expected) => new ImportError('wrongType', { field, expected });
-  for (const field of NUMBER_FIELDS) {
-    if (source[field] !== undefined && source[field] !== null && typeof source[field] !== 'number') throw wrong(field, 'number');
+  for (const { field, kind } of CONFIG_FIELDS) {
+    const value = source[field];
+    const type = JSON_TYPES[kind];
+    if (!type || value === undefined || (value === null && type.nullable) || type.fits(value)) continue;
+    throw new ImportError('wrongType', { field, expected: type.expected });
   }
-  if (source.mask !== undefined && typeof source.mask !== 'string') throw wrong('mask', 'string');
-  if (source.bias !== undefined && typeof source.bias !== 'boolean') throw wrong('bias', 'boolean');
-  const lengths = source.keyLengths;
-  if (lengths !== undefined && lengths !== null && !(Array.isArray(lengths) && lengths.every((n) => typeof n === 'number'))) throw wrong('keyLengths', 'numbers');
 
   let tokens = null;
   if (tokenSource !== undefined && tokenSource !== null) {
-    if (typeof tokenSource === 'string') tokens = tokenSource.trim().split(/\s+/u).filter(Boolean);
-    else if (Array.isArray(tokenSource) && tokenSource.every((t) => typeof t === 'string' || typeof t === 'number')) tokens = tokenSource.flatMap((t) => String(t).trim().split(/\s+/u).filter(Boolean));
+    if (typeof tokenSource === 'string') tokens = parseTokens(tokenSource);
+    else if (Array.isArray(tokenSource) && tokenSource.every((t) => typeof t === 'string' || typeof t === 'number')) tokens = tokenSource.flatMap(parseTokens);
     else throw new ImportError('wrongType', { field: 'tokens', expected: 'strings' });
     if (tokens.length === 0) tokens = null;
   }
@@ -147,8 +148,9 @@ export function configFromImport(value) {
   if (!tokens && T !== undefined && T !== null) {
     // T without tokens: t0, t1, … — only for a T the page could show; the engine names the rest.
     if (!Number.isInteger(T) || T < 1 || T > MAX_MADE_UP_TOKENS) throw new ImportError('badT', { T: String(T), max: MAX_MADE_UP_TOKENS });
-    tokens = Array.from({ length: T }, (_, i) => `t${i}`);
+    ({ tokens } = withTokens({ T }));
   }
+  const lengths = source.keyLengths;
   return {
     tokens: tokens ? tokens.join(' ') : null,
     B: source.B ?? DEFAULT_STATE.B,
