@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { createEngine, MhaError } from './src/engine/engine.js';
 import { formatCount, layoutTensor, shapeChain, shapeText } from './src/logic/format.js';
 import { numberOrText, readConfig } from './src/model/config-input.js';
+import { stepTitle } from './src/model/steps.js';
 import { translator } from './src/text/translate.js';
 
 const USAGE = `Usage: mha-lens walk --B <n> --T <n> --C <n> --H <n> [options]
@@ -55,7 +56,7 @@ function printWalk(run, t, lang) {
 
   const header = ['#', t('cli.step'), t('cli.formula'), t('cli.shape'), t('cli.axes'), t('cli.changes'), t('cli.elements')];
   const rows = run.steps.map((step, i) => [
-    String(i + 1), `${step.id} · ${t(`step.${step.id}`)}`, step.shapeFormula, shapeText(step.shape),
+    String(i + 1), `${step.id} · ${stepTitle(t, step.id, run.summary)}`, step.shapeFormula, shapeText(step.shape),
     step.axes.join(','), step.changesValues ? t('cli.yes') : t('cli.no'), formatCount(step.numel),
   ]);
   const widths = header.map((_, c) => Math.max(...[header, ...rows].map((row) => displayWidth(row[c]))));
@@ -67,8 +68,8 @@ function printWalk(run, t, lang) {
   for (const warning of run.warnings) console.log(`${t('cli.warning')}: ${warning.messageIn(lang)}`);
 }
 
-function printStep(step, t) {
-  console.log(`${step.id} · ${t(`step.${step.id}`)}  ${step.formula}`);
+function printStep(step, t, summary) {
+  console.log(`${step.id} · ${stepTitle(t, step.id, summary)}  ${step.formula}`);
   console.log(`${shapeText(step.shape)}  (${step.axes.join(', ')})  ${t('cli.strides')} [${step.strides}] ${step.contiguous ? t('cli.contiguous') : t('cli.view')}`);
   for (const line of layoutTensor(step)) console.log(line);
 }
@@ -110,7 +111,7 @@ async function main() {
     process.stdout.write(`${traceJson(run)}\n`);
   } else if (values.step !== undefined) {
     try {
-      printStep(run.step(values.step), t);
+      printStep(run.step(values.step), t, run.summary);
     } catch (error) {
       if (!(error instanceof MhaError)) throw error;
       process.stderr.write(`${t('cli.error')}: ${error.messageIn(lang)}\n`);

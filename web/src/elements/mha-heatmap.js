@@ -8,7 +8,8 @@
 // `head` (one head only, when set), `pinned` and `lang` are attributes. Fires `mha-select`.
 import { formatCount, formatValue } from '../logic/format.js';
 import { scaleFor, viridis, diverging } from '../logic/colors.js';
-import { HEATMAP_STEPS, canvasCellPixels, heatmapGeometry, heatmapPanels, hitCell, keyLabels, maskedPath, moveCell } from '../logic/heatmap-layout.js';
+import { canvasCellPixels, heatmapGeometry, heatmapPanels, hitCell, keyLabels, maskedPath, moveCell } from '../logic/heatmap-layout.js';
+import { isScoresSized, stepTitle } from '../model/steps.js';
 import { RunElement, SOURCE_ATTRIBUTES, download, el, langOf, sheet, svg, tr } from './shared.js';
 
 const MAX_CELLS = 16384; // beyond this only the selected batch (then head) is drawn
@@ -96,7 +97,10 @@ export class MhaHeatmapElement extends RunElement {
     this.render();
   }
 
-  followStep(id) { if (HEATMAP_STEPS.includes(id)) this.setAttribute('step', id); }
+  // The steps it can draw: those of its run shaped [B, H, Tq, Tk] (scores, scaled, masked, weights).
+  #heatmapSteps() { return this.#run?.steps.filter(isScoresSized) ?? []; }
+
+  followStep(id) { if (this.#heatmapSteps().some((s) => s.id === id)) this.setAttribute('step', id); }
 
   /** Query token labels; keys use the same ones for self-attention, s0… for a separate source. */
   get tokens() { return this.#tokens; }
@@ -104,7 +108,7 @@ export class MhaHeatmapElement extends RunElement {
 
   get stepId() {
     const id = this.getAttribute('step');
-    return HEATMAP_STEPS.includes(id) && this.#run?.steps.some((s) => s.id === id) ? id : 'weights';
+    return this.#heatmapSteps().some((s) => s.id === id) ? id : 'weights';
   }
 
   get batch() { return this.#clamp(Number(this.getAttribute('batch') ?? 0), this.#run?.summary.B); }
@@ -166,7 +170,7 @@ export class MhaHeatmapElement extends RunElement {
     }
 
     const stepSelect = el('select', { 'aria-label': t('hm.step'), class: 'step-select' },
-      HEATMAP_STEPS.filter((id) => this.#run.steps.some((s) => s.id === id)).map((id) => el('option', { value: id, selected: id === step.id }, t(`step.${id}`))));
+      this.#heatmapSteps().map(({ id }) => el('option', { value: id, selected: id === step.id }, stepTitle(t, id, this.#run.summary))));
     stepSelect.addEventListener('change', () => {
       this.setAttribute('step', stepSelect.value);
       this.dispatchEvent(new CustomEvent('mha-select', { bubbles: true, composed: true, detail: { step: stepSelect.value, batch: this.batch, head: this.head } }));
@@ -286,7 +290,7 @@ export class MhaHeatmapElement extends RunElement {
     picture.append(mask, cursor);
     const caption = t('hm.head', { h }) + (this.#run.summary.Hkv !== this.#run.summary.H ? ` · KV ${panel.kvHead}` : '');
     const figure = el('figure', { class: 'panel', tabindex: 0, role: 'img', 'data-b': b, 'data-h': h, 'aria-current': String(selected),
-      'aria-label': t('hm.panelLabel', { step: t(`step.${step.id}`), b, h, rows: panel.rows, cols: panel.cols }) },
+      'aria-label': t('hm.panelLabel', { step: stepTitle(t, step.id, this.#run.summary), b, h, rows: panel.rows, cols: panel.cols }) },
       picture, el('figcaption', {}, caption));
     figure.style.width = `${(geometry.width * 0.08).toFixed(2)}em`; // ~30 px cells at 15 px type; max-width keeps it inside the host's column
 
@@ -352,7 +356,7 @@ export class MhaHeatmapElement extends RunElement {
     const panel = heatmapPanels(step, this.#run.summary.Hkv).find((p) => p.b === this.batch && p.h === this.head);
     const tbody = el('tbody', {});
     const table = el('table', {},
-      el('caption', { class: 'visually-hidden' }, t('hm.tableCaption', { step: t(`step.${step.id}`), b: panel.b, h: panel.h })),
+      el('caption', { class: 'visually-hidden' }, t('hm.tableCaption', { step: stepTitle(t, step.id, this.#run.summary), b: panel.b, h: panel.h })),
       el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, `${t('hm.query')} \\ ${t('hm.key')}`), labels.cols.map((label) => el('th', { scope: 'col' }, label)))),
       tbody);
     const details = el('details', { class: 'table-view' },
@@ -404,7 +408,7 @@ export class MhaHeatmapElement extends RunElement {
     copy.insertBefore(svg('g', { class: 'cells' }, cells), copy.querySelector('rect[stroke]'));
     copy.querySelectorAll('[fill="currentColor"]').forEach((node) => node.setAttribute('fill', '#1d1f24'));
     const t = tr(langOf(this));
-    const title = `${t(`step.${this.stepId}`)} · b=${figure.dataset.b} · ${t('hm.head', { h: figure.dataset.h })}`;
+    const title = `${stepTitle(t, this.stepId, this.#run.summary)} · b=${figure.dataset.b} · ${t('hm.head', { h: figure.dataset.h })}`;
     // Wide enough for the title too (CJK characters are about twice as wide as Latin ones).
     const titleWidth = [...title].reduce((sum, ch) => sum + (/[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? 12 : 7), 8);
     const outer = Math.max(width, titleWidth);

@@ -8,6 +8,7 @@ import { MhaError } from '../engine/engine.js';
 import { formatBytes, formatCount, formatValue } from '../logic/format.js';
 import { DEFAULT_STATE, DEFAULT_TOKENS, engineConfig } from '../logic/page-state.js';
 import { CONFIG_FIELDS, parseBias, parseTokens } from '../model/config-input.js';
+import { headSharing } from '../model/steps.js';
 import { divisors, growthChartGeometry, growthSeries, shortNumber } from '../logic/growth.js';
 import { hiddenAxisMistakes, noProjection, noScale, noTranspose, reshapeWithoutTranspose, softmaxOverQueries } from '../logic/mistakes.js';
 import { answerText, checkAnswer, makeQuestions } from '../logic/self-test.js';
@@ -305,7 +306,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     this.#configKey = key;
     this.#run = run;
     this.#runTokens = parseTokens(this.#state.tokens ?? DEFAULT_TOKENS[lang]);
-    this.#root.querySelector('.summary-line').textContent = t('ctl.summary', { T: run.summary.T, D: run.summary.D, kind: t(run.summary.cross ? 'cli.cross' : 'cli.self'), heads: run.summary.Hkv === run.summary.H ? 'MHA' : run.summary.Hkv === 1 ? 'MQA' : 'GQA' });
+    this.#root.querySelector('.summary-line').textContent = t('ctl.summary', { T: run.summary.T, D: run.summary.D, kind: t(run.summary.cross ? 'cli.cross' : 'cli.self'), heads: headSharing(run.summary) });
     this.#root.querySelector('.warnings').replaceChildren(...run.warnings.map((warning) => el('li', {}, warning.messageIn(lang))),
       ...hiddenAxisMistakes(run.summary).map(({ axes, size, key }) => el('li', { 'data-warning': key }, t(key, { a: axes[0], b: axes[1], n: size }))));
 

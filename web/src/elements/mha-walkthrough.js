@@ -7,10 +7,11 @@
 // `mha-step` event when the step changes and `mha-run` when it has a new run.
 import { formatCount, shapeText } from '../logic/format.js';
 import { scaleFor } from '../logic/colors.js';
-import { cellSources, changeKind, inputOf, pictureLayout } from '../logic/tensor-picture.js';
+import { cellSources, changeKind, pictureLayout } from '../logic/tensor-picture.js';
 import { keyLabels, shortLabel } from '../logic/heatmap-layout.js';
-import { formulaLatex, memoryLayout, stepAnswers } from '../logic/walkthrough-text.js';
+import { memoryLayout, stepAnswers } from '../logic/walkthrough-text.js';
 import { renderMath } from '../logic/math.js';
+import { inputStep, stepTitle } from '../model/steps.js';
 import { RunElement, SOURCE_ATTRIBUTES, axisChip, el, langOf, patchChildren, reducedMotion, sheet, svg, tr } from './shared.js';
 
 const UNIT = 10; // SVG units per cell in the tensor picture
@@ -173,7 +174,7 @@ export class MhaWalkthroughElement extends RunElement {
     }
     this.#drawnKey = key;
     const list = el('ol', {}, steps.map((step, i) => el('li', {}, el('button', { type: 'button', 'data-id': step.id, 'aria-current': i === this.#index ? 'step' : null },
-      el('span', {}, `${i + 1}. ${t(`step.${step.id}`)}`), el('span', { class: 'shape mono' }, shapeText(step.shape))))));
+      el('span', {}, `${i + 1}. ${stepTitle(t, step.id, this.#run.summary)}`), el('span', { class: 'shape mono' }, shapeText(step.shape))))));
     list.addEventListener('click', (event) => {
       const button = event.target.closest('button[data-id]');
       if (button) this.#goTo(this.#visibleSteps().findIndex((s) => s.id === button.dataset.id), { animate: true, emit: true });
@@ -239,7 +240,7 @@ export class MhaWalkthroughElement extends RunElement {
     const answers = stepAnswers(step, steps);
     const yesNo = (value) => (value ? t('cli.yes') : t('cli.no'));
     const formula = el('div', { class: 'formula', 'aria-label': step.formula });
-    renderMath(formula, formulaLatex(step.id, this.#run.summary));
+    renderMath(formula, step.latex);
     const countText = answers.countBefore === null
       ? t('wt.countFirst', { n: formatCount(step.numel) })
       : `${yesNo(answers.changesCount)} — ${formatCount(answers.countBefore)} → ${formatCount(answers.countAfter)}`;
@@ -248,7 +249,7 @@ export class MhaWalkthroughElement extends RunElement {
     // Without an animation the step is patched in place: the same step of a new run changes only
     // its numbers. An animated step gets new cells to animate.
     (animate ? (...children) => body.replaceChildren(...children) : (...children) => patchChildren(body, children))(
-      el('h3', { 'data-step': step.id }, `${this.#index + 1}. ${t(`step.${step.id}`)}`),
+      el('h3', { 'data-step': step.id }, `${this.#index + 1}. ${stepTitle(t, step.id, this.#run.summary)}`),
       formula,
       el('p', { class: 'numbers' }, el('code', { class: 'shape-formula' }, step.shapeFormula)),
       el('p', { class: 'shape' }, `${t('cli.shape')}: `, el('code', { class: 'shape-text' }, shapeText(step.shape)), ' ', el('span', { class: 'chips' }, step.axes.map((axis, i) => axisChip(axis, step.shape[i], lang)))),
@@ -303,7 +304,7 @@ export class MhaWalkthroughElement extends RunElement {
     const left = rows ? 36 : pad; // room for token names, so a token can be followed across steps
     const width = layout.width * UNIT + left + pad;
     const height = layout.height * UNIT + pad + 4;
-    const picture = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': t('wt.pictureLabel', { step: t(`step.${step.id}`), shape: shapeText(step.shape) }) },
+    const picture = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': t('wt.pictureLabel', { step: stepTitle(t, step.id, this.#run.summary), shape: shapeText(step.shape) }) },
       svg('defs', {}, svg('pattern', { id: 'wt-hatch', width: 4, height: 4, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
         svg('rect', { width: 4, height: 4, fill: '#e8e8e8' }), svg('line', { x1: 0, y1: 0, x2: 0, y2: 4, stroke: '#555', 'stroke-width': 1.5 }))));
     const [B] = step.shape;
@@ -329,7 +330,7 @@ export class MhaWalkthroughElement extends RunElement {
     picture.append(cells);
     // Cells about as big as a chip, never wider than the column: small tensors stay small.
     picture.style.maxWidth = `${(width * 0.17).toFixed(2)}em`;
-    figure.append(picture, el('figcaption', {}, t(`kind.${changeKind(this.#inputStep(step), step)}`)));
+    figure.append(picture, el('figcaption', {}, t(`kind.${changeKind(inputStep(step, this.#run.steps), step)}`)));
     if (animate && !reducedMotion()) this.#animate(step, rects, layout);
     return figure;
   }
@@ -348,15 +349,10 @@ export class MhaWalkthroughElement extends RunElement {
     return tops.flatMap((top) => labels.map((label, r) => ({ y: top + r, label })));
   }
 
-  #inputStep(step) {
-    const id = inputOf(step, this.#run.steps.map((s) => s.id));
-    return id ? this.#run.steps.find((s) => s.id === id) : null;
-  }
-
   // The step's own change, from its input to it: positions for moves and regroupings, colours
   // for value changes, a fade for a tensor of new values.
   #animate(step, rects, layout) {
-    const input = this.#inputStep(step);
+    const input = inputStep(step, this.#run.steps);
     const kind = changeKind(input, step);
     const timing = { duration: ANIMATION_MS, easing: 'ease-in-out' };
     if (kind === 'appear') {

@@ -1,7 +1,7 @@
 // What the walkthrough says about a step, read from its snapshot (never hard-coded per config):
-// the three answers, the formula as LaTeX, and the memory layout. Returns i18n keys and numbers,
-// so the same answers read in English and Chinese. No DOM.
-import { inputOf } from './tensor-picture.js';
+// the three answers and the memory layout; and the formulas the page shows, for rendering ahead
+// of time. Returns i18n keys and numbers, so the same answers read in English and Chinese. No DOM.
+import { inputStep } from '../model/steps.js';
 
 /**
  * The three answers for `step` of a run's `steps`:
@@ -9,12 +9,10 @@ import { inputOf } from './tensor-picture.js';
  * axes: the last two axes (what a row and a column of each matrix are).
  */
 export function stepAnswers(step, steps) {
-  const ids = steps.map((s) => s.id);
-  const inputId = inputOf(step, ids);
-  const input = inputId ? steps.find((s) => s.id === inputId) : null;
+  const input = inputStep(step, steps);
   const rank = step.axes.length;
   return {
-    input: inputId,
+    input: input?.id ?? null,
     changesValues: step.changesValues,
     valuesKey: `why.${step.op}`,
     countBefore: input ? input.numel : null,
@@ -43,44 +41,16 @@ export function memoryLayout(step) {
  */
 export const parameterFormula = (bias) => (bias ? '4C^2 + 4C = 4\\cdot {{C}}^2 + 4\\cdot {{C}} = {{N}}' : '4C^2 = 4\\cdot {{C}}^2 = {{N}}');
 
-/** Every formula the page can show, for scripts/render_formulas.js to render ahead of time. */
-export function allFormulas() {
-  const ids = ['x', 'source', 'q', 'k', 'v', 'q_split', 'k_split', 'v_split', 'q_heads', 'k_heads', 'v_heads', 'k_shared',
-    'v_shared', 'k_t', 'scores', 'scaled', 'masked', 'weights', 'context', 'context_t', 'concat', 'output'];
+// Runs whose steps carry every formula the page can show: with and without bias, self- and
+// cross-attention, MHA and GQA (MQA's formulas are GQA's; a mask changes no formula).
+const FORMULA_CONFIGS = [true, false].flatMap((bias) => [2, 3].flatMap((Tk) => [4, 2].map((Hkv) => ({ B: 1, T: 2, Tk, C: 4, H: 4, Hkv, bias }))));
+
+/**
+ * Every formula the page can show, as LaTeX: each step's `latex` from the engine over
+ * FORMULA_CONFIGS, and the parameter count; scripts/render_formulas.js renders them at build time.
+ */
+export function allFormulas(engine) {
   const all = new Set([parameterFormula(true), parameterFormula(false)]);
-  for (const id of ids) for (const bias of [true, false]) for (const cross of [true, false]) all.add(formulaLatex(id, { bias, cross }));
+  for (const config of FORMULA_CONFIGS) for (const step of engine.run({ ...config, snapshots: 'lazy' }).steps) all.add(step.latex);
   return [...all];
-}
-
-const sub = (name) => name.replace(/^W([qkvo])$/, 'W_$1').replace(/^b([qkvo])$/, 'b_$1');
-
-/** The step's formula as LaTeX, with the bias terms only when the run has them. */
-export function formulaLatex(id, { bias = true, cross = false } = {}) {
-  const plus = (b) => (bias ? ` + ${sub(b)}` : '');
-  const src = cross ? 'S' : 'X';
-  const table = {
-    x: 'X \\in \\mathbb{R}^{B \\times T \\times C}',
-    source: 'S \\in \\mathbb{R}^{B \\times T_k \\times C}',
-    q: `Q = X${sub('Wq')}${plus('bq')}`,
-    k: `K = ${src}${sub('Wk')}${plus('bk')}`,
-    v: `V = ${src}${sub('Wv')}${plus('bv')}`,
-    q_split: 'Q \\to \\operatorname{view}(B, T, H, D)',
-    k_split: 'K \\to \\operatorname{view}(B, T_k, H_{kv}, D)',
-    v_split: 'V \\to \\operatorname{view}(B, T_k, H_{kv}, D)',
-    q_heads: 'Q_h = \\operatorname{transpose}_{1,2}(Q)',
-    k_heads: 'K_h = \\operatorname{transpose}_{1,2}(K)',
-    v_heads: 'V_h = \\operatorname{transpose}_{1,2}(V)',
-    k_shared: 'K_h \\leftarrow \\operatorname{repeat}_{H / H_{kv}}(K_h)',
-    v_shared: 'V_h \\leftarrow \\operatorname{repeat}_{H / H_{kv}}(V_h)',
-    k_t: 'K_h^{\\top} = \\operatorname{transpose}_{-2,-1}(K_h)',
-    scores: 'S = Q_h K_h^{\\top}',
-    scaled: 'S_{\\mathrm{scaled}} = \\dfrac{S}{\\sqrt{D}}',
-    masked: 'S_{\\mathrm{masked}} = S_{\\mathrm{scaled}} + M,\\quad M_{ij} \\in \\{0, -\\infty\\}',
-    weights: 'A = \\operatorname{softmax}_{T_k}(S_{\\mathrm{masked}})',
-    context: 'O_h = A V_h',
-    context_t: 'O = \\operatorname{transpose}_{1,2}(O_h)',
-    concat: 'O \\to \\operatorname{contiguous}().\\operatorname{view}(B, T_q, C)',
-    output: `Y = O${sub('Wo')}${plus('bo')}`,
-  };
-  return table[id] ?? id;
 }
