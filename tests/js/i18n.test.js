@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LANGUAGES, STRINGS, translator } from '../../web/src/text/translate.js';
+import { PageError } from '../../web/src/text/page-error.js';
 import { getTestEngine, CONFIGS } from './engine-helper.js';
 
 const root = new URL('../../web/', import.meta.url).pathname;
@@ -47,7 +48,7 @@ test('every literal key the page code asks for is in both tables', () => {
   assert.deepEqual(missing, []);
 });
 
-test('every step, axis, op and error code the engine can produce has words in both languages', async () => {
+test('every step, axis and op the engine can produce has words in both languages, and the .d.ts names every error code', async () => {
   const engine = await getTestEngine();
   const needed = new Set();
   for (const config of CONFIGS) {
@@ -61,7 +62,7 @@ test('every step, axis, op and error code the engine can produce has words in bo
   // The .d.ts lists exactly the codes of the engine's message table.
   const tableCodes = new Set(Object.keys(engine.messages).filter((key) => !key.startsWith('term.') && !key.startsWith('warning.')).map((key) => key.split('.')[0]));
   assert.deepEqual([...new Set(codes)].sort(), [...tableCodes].sort());
-  for (const code of codes) needed.add(`error.${code}`);
+  // Their words are the table's own (tests/js/messages.test.js checks both languages of every entry).
   for (const lang of LANGUAGES) {
     const t = translator(lang);
     for (const key of needed) assert.notEqual(t(key), key, `${lang} lacks ${key}`);
@@ -85,4 +86,14 @@ test('no module fills a placeholder by hand: every slot goes through t() or the 
   const byHand = /\.replace(All)?\(\s*['"`]\{|localizeMessage/;
   const offenders = sources.filter((file) => !file.endsWith('text/render.js') && byHand.test(readFileSync(file, 'utf8')));
   assert.deepEqual(offenders, []);
+});
+
+test('an error of the page itself says itself in both languages, its cause\'s words included', () => {
+  const refused = new PageError({ code: 'bad_value', field: 'wasm-url', key: 'error.wasm_url', params: { url: 'javascript:alert(1)' } });
+  const load = new PageError({ code: 'internal', field: 'engine', key: 'error.engine_load', cause: refused });
+  assert.equal(load.message, 'The WebAssembly engine did not load: wasm-url "javascript:alert(1)" is not an http(s), file or blob URL.');
+  assert.equal(load.messageIn('zh'), 'WebAssembly 引擎没有加载成功：wasm-url "javascript:alert(1)" 不是 http(s)、file 或 blob 地址。');
+  const network = new PageError({ code: 'internal', field: 'engine', key: 'error.engine_load', cause: new TypeError('Failed to fetch') });
+  assert.equal(network.messageIn('zh'), 'WebAssembly 引擎没有加载成功：Failed to fetch');
+  assert.equal(new PageError({ code: 'missing', field: 'for', key: 'error.for_missing', params: { id: 'walk' } }).messageIn('en'), 'for="walk": there is no element with that id on this page.');
 });

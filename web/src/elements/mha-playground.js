@@ -13,10 +13,10 @@ import { divisors, growthChartGeometry, growthSeries, shortNumber } from '../log
 import { hiddenAxisMistakes, noProjection, noScale, noTranspose, reshapeWithoutTranspose, softmaxOverQueries } from '../logic/mistakes.js';
 import { answerText, checkAnswer, makeQuestions } from '../logic/self-test.js';
 import { embedSnippets } from '../logic/embed-code.js';
-import { checkImportSize, importConfig } from '../logic/config-import.js';
+import { ImportError, checkImportSize, importConfig } from '../logic/config-import.js';
 import { renderMath } from '../logic/math.js';
 import { parameterFormula } from '../logic/walkthrough-text.js';
-import { baseStyles, download, el, getEngine, langOf, localizedError, patchChildren, sheet, svg, tr } from './shared.js';
+import { baseStyles, download, el, engineLoadError, getEngine, langOf, patchChildren, sheet, svg, tr } from './shared.js';
 import './define.js';
 
 // Controls in the order they appear, with the engine's field name each one sets.
@@ -123,7 +123,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     try {
       this.#engine = await getEngine();
     } catch (error) {
-      this.#showError('config', error.message);
+      this.#showError('config', engineLoadError(error).messageIn(this.#lang));
       return;
     }
     this.#compute();
@@ -297,7 +297,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     } catch (error) {
       if (!(error instanceof MhaError)) throw error;
       this.#clearErrors();
-      this.#showError(error.field, localizedError(error, lang, t));
+      this.#showError(error.field, error.messageIn(lang));
       this.#configKey = null;
       this.dispatchEvent(new CustomEvent('mha-error', { bubbles: true, composed: true, detail: { code: error.code, field: error.field, message: error.message } }));
       return; // the last valid run stays on screen
@@ -532,7 +532,7 @@ export class MhaPlaygroundElement extends HTMLElement {
         checkImportSize(chosen.size); // refused before a byte is read
         text = await chosen.text();
       } catch (error) {
-        this.#importFailed(error);
+        this.#importFailed(error instanceof ImportError ? error : new ImportError('unreadable', { detail: error.message }));
         return;
       } finally {
         file.value = ''; // the same file can be chosen again
@@ -575,8 +575,8 @@ export class MhaPlaygroundElement extends HTMLElement {
   #importFailed(error) {
     const lang = this.#lang;
     const t = tr(lang);
-    // An import refused, or the engine's own error: each says itself in the reader's language.
-    const message = typeof error?.messageIn === 'function' ? error.messageIn(lang) : String(error?.message ?? error);
+    // An import refused (ImportError) or the engine's own error (MhaError): each says itself.
+    const message = error.messageIn(lang);
     this.#root.querySelector('.import-status').textContent = '';
     this.#root.getElementById('error-import').textContent = `${t('import.refused')} ${message}`;
   }

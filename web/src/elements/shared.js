@@ -2,6 +2,7 @@
 // a tiny DOM builder that only ever sets text (token text is never parsed as HTML), the base
 // stylesheet (constructable, so it works under a strict style-src CSP) and the axis chips.
 import { createEngine } from '../engine/engine.js';
+import { PageError } from '../text/page-error.js';
 import { translator } from '../text/translate.js';
 import { axisColors } from '../logic/colors.js';
 import { CONFIG_ATTRIBUTES, configFromAttributes, configFromProperty } from '../model/config-input.js';
@@ -28,7 +29,7 @@ export function getEngine({ wasmUrl } = {}) {
       // Only a place a .wasm can be fetched from: a javascript: or data: URL is refused here, not
       // handed to fetch (where the page's CSP would have to block it).
       if (url && typeof document !== 'undefined' && !WASM_PROTOCOLS.includes(new URL(url, document.baseURI).protocol)) {
-        throw new Error(`wasm-url "${url}" is not an http(s), file or blob URL.`);
+        throw new PageError({ code: 'bad_value', field: 'wasm-url', key: 'error.wasm_url', params: { url } });
       }
       return createEngine(url ? { wasmUrl: url } : {});
     })();
@@ -137,7 +138,7 @@ export class RunSource {
     const forId = host.getAttribute('for');
     if (forId) {
       const target = host.getRootNode().getElementById?.(forId) ?? document.getElementById(forId);
-      if (!target) return this.#error({ code: 'missing', field: 'for', message: `for="${forId}": there is no element with that id on this page.` });
+      if (!target) return this.#error(new PageError({ code: 'missing', field: 'for', key: 'error.for_missing', params: { id: forId } }));
       this.#followed = target;
       target.addEventListener('mha-run', this.#onRun);
       target.addEventListener('mha-step', this.#onStep);
@@ -150,7 +151,7 @@ export class RunSource {
     try {
       engine = await getEngine({ wasmUrl: host.getAttribute('wasm-url') });
     } catch (error) {
-      return this.#error({ code: 'internal', field: 'engine', message: `The WebAssembly engine did not load: ${error.message}` });
+      return this.#error(engineLoadError(error));
     }
     if (ticket !== this.#ticket) return undefined; // a newer config arrived while the engine loaded
     let run;
@@ -182,8 +183,7 @@ export class RunSource {
     root.querySelector(':scope > .element-error')?.remove();
     if (!this.#host.run) root.replaceChildren(); // nothing to keep: the message replaces "loading"
 
-    const lang = langOf(this.#host);
-    root.prepend(el('p', { class: 'error element-error', role: 'alert', 'data-field': field }, localizedError(error, lang, translator(lang))));
+    root.prepend(el('p', { class: 'error element-error', role: 'alert', 'data-field': field }, error.messageIn(langOf(this.#host))));
     this.#host.dispatchEvent(new CustomEvent('mha-error', { bubbles: true, composed: true, detail: { code, field, message } }));
   }
 }
@@ -196,15 +196,8 @@ export function langOf(element) {
 
 export const tr = (lang) => translator(lang);
 
-/**
- * An error in the reader's language: an engine error (MhaError) renders itself from the engine's
- * message table; an error of the page itself is led by its kind.
- */
-export function localizedError(error, lang, t) {
-  if (typeof error.messageIn === 'function') return error.messageIn(lang);
-  const lead = t(`error.${error.code}`);
-  return lang === 'zh' && lead !== `error.${error.code}` ? `${lead} ${error.message}` : error.message;
-}
+/** The engine did not load (no .wasm at its URL, a refused wasm-url, …): an error the page shows. */
+export const engineLoadError = (cause) => new PageError({ code: 'internal', field: 'engine', key: 'error.engine_load', cause });
 
 /** el('button', { class: 'x', 'aria-label': '…' }, 'text', child): children are text or nodes. */
 export function el(tag, attributes = {}, ...children) {

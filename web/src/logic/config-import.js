@@ -7,6 +7,7 @@ import { DEFAULT_STATE } from './page-state.js';
 import { formatBytes } from './format.js';
 import { isPlainObject } from '../engine/values.js';
 import { CONFIG_FIELDS, MAX_MADE_UP_TOKENS, parseTokens, withTokens } from '../model/config-input.js';
+import { PageError } from '../text/page-error.js';
 import { translator } from '../text/translate.js';
 
 /** Larger files are refused before they are read or parsed. */
@@ -26,16 +27,13 @@ const JSON_TYPES = {
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
- * An import refused: `code` names the reason (the message `import.error.<code>`), `params` fills
- * its slots. `messageIn(lang)` says it in English or Chinese; `message` is the English.
+ * An import refused: `code` names the reason (its words are `import.error.<code>`), `params` fill
+ * them. Like every error the page shows, it says itself: `messageIn(lang)`.
  */
-export class ImportError extends Error {
+export class ImportError extends PageError {
   constructor(code, params = {}) {
-    super();
+    super({ code, field: 'import', key: `import.error.${code}`, params });
     this.name = 'ImportError';
-    this.code = code;
-    this.params = params;
-    this.message = this.messageIn('en');
   }
 
   /** The reason in `lang` ('en' or 'zh'): sizes in binary units, the expected type in words. */
@@ -44,7 +42,7 @@ export class ImportError extends Error {
     const params = { ...this.params };
     if (this.code === 'tooLarge') Object.assign(params, { size: formatBytes(params.size), max: formatBytes(params.max) });
     if (params.expected !== undefined) params.expected = t(`import.type.${params.expected}`);
-    return t(`import.error.${this.code}`, params);
+    return t(this.key, params);
   }
 }
 

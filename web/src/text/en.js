@@ -251,22 +251,9 @@ export const EN = {
   'quiz.numberPlaceholder': 'a number',
 
   // Errors of the page itself (the engine's own come from engine.messages).
-  'error.bad_json': 'The config could not be read.',
-  'error.unknown_key': 'Unknown setting.',
-  'error.bad_type': 'Wrong kind of value.',
-  'error.missing': 'A required value is missing.',
-  'error.bad_size': 'Size out of range.',
-  'error.not_divisible': 'C must be divisible by H.',
-  'error.heads_not_divisible': 'H must be divisible by Hkv.',
-  'error.bad_key_lengths': 'Key lengths do not fit.',
-  'error.bad_tensor_length': 'A tensor has the wrong length.',
-  'error.non_finite': 'A value is not finite.',
-  'error.bad_value': 'Invalid value.',
-  'error.memory_cap': 'This config is too large for the page.',
-  'error.unknown_step': 'Unknown step.',
-  'error.released': 'This run was released.',
-  'error.out_of_memory': 'Out of memory.',
-  'error.internal': 'Internal error.',
+  'error.for_missing': 'for="{id}": there is no element with that id on this page.',
+  'error.wasm_url': 'wasm-url "{url}" is not an http(s), file or blob URL.',
+  'error.engine_load': 'The WebAssembly engine did not load: {detail}',
 
   // The import panel (web/src/logic/config-import.js names the reasons).
   'import.title': 'Import config (JSON)',
@@ -279,6 +266,7 @@ export const EN = {
   'import.done': 'Imported: the controls and the run now show this config.',
   'import.refused': 'Not imported, nothing changed.',
   'import.error.tooLarge': 'The file is {size}; at most {max} is read.',
+  'import.error.unreadable': 'The file could not be read ({detail}).',
   'import.error.tooDeep': 'The JSON is nested more than {max} levels deep.',
   'import.error.notJson': 'This is not JSON ({detail}).',
   'import.error.empty': 'There is nothing to import.',

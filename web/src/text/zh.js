@@ -250,22 +250,9 @@ export const ZH = {
   'quiz.numberPlaceholder': '一个数',
 
   // Errors of the page itself (the engine's own come from engine.messages).
-  'error.bad_json': '无法读取配置。',
-  'error.unknown_key': '未知的设置项。',
-  'error.bad_type': '数值类型不对。',
-  'error.missing': '缺少必需的值。',
-  'error.bad_size': '尺寸超出范围。',
-  'error.not_divisible': 'C 必须能被 H 整除。',
-  'error.heads_not_divisible': 'H 必须能被 Hkv 整除。',
-  'error.bad_key_lengths': '键长度不合适。',
-  'error.bad_tensor_length': '张量长度不对。',
-  'error.non_finite': '有值不是有限数。',
-  'error.bad_value': '无效的值。',
-  'error.memory_cap': '这个配置对页面来说太大。',
-  'error.unknown_step': '未知的步骤。',
-  'error.released': '这次运行已被释放。',
-  'error.out_of_memory': '内存不足。',
-  'error.internal': '内部错误。',
+  'error.for_missing': 'for="{id}"：本页没有这个 id 的元素。',
+  'error.wasm_url': 'wasm-url "{url}" 不是 http(s)、file 或 blob 地址。',
+  'error.engine_load': 'WebAssembly 引擎没有加载成功：{detail}',
 
   // The import panel (web/src/logic/config-import.js names the reasons).
   'import.title': '导入配置（JSON）',
@@ -278,6 +265,7 @@ export const ZH = {
   'import.done': '已导入：控件和运行结果都已换成这个配置。',
   'import.refused': '未导入，什么都没有改变。',
   'import.error.tooLarge': '文件大小为 {size}，最多只读取 {max}。',
+  'import.error.unreadable': '无法读取这个文件（{detail}）。',
   'import.error.tooDeep': 'JSON 的嵌套超过了 {max} 层。',
   'import.error.notJson': '这不是 JSON（{detail}）。',
   'import.error.empty': '没有可导入的内容。',
