@@ -10,7 +10,10 @@ import { formatCount, formatValue } from '../logic/format.js';
 import { scaleFor, viridis, diverging } from '../logic/colors.js';
 import { canvasCellPixels, heatmapGeometry, heatmapPanels, hitCell, keyLabels, maskedPath, moveCell } from '../logic/heatmap-layout.js';
 import { isScoresSized, stepTitle } from '../model/steps.js';
-import { RunElement, SOURCE_ATTRIBUTES, download, el, langOf, sheet, svg, tr } from './shared.js';
+import { translator } from '../text/translate.js';
+import { download, el, langOf, svg } from './dom.js';
+import { RunElement, SOURCE_ATTRIBUTES } from './run-element.js';
+import { sheet } from './styles.js';
 
 const MAX_CELLS = 16384; // beyond this only the selected batch (then head) is drawn
 
@@ -140,7 +143,7 @@ export class MhaHeatmapElement extends RunElement {
 
   draw() {
     const lang = langOf(this);
-    const t = tr(lang);
+    const t = translator(lang);
     if (!this.#run) {
       this.#built = null;
       this.shadowRoot.replaceChildren(el('p', { class: 'note' }, t('page.loading')));
@@ -407,7 +410,7 @@ export class MhaHeatmapElement extends RunElement {
     }
     copy.insertBefore(svg('g', { class: 'cells' }, cells), copy.querySelector('rect[stroke]'));
     copy.querySelectorAll('[fill="currentColor"]').forEach((node) => node.setAttribute('fill', '#1d1f24'));
-    const t = tr(langOf(this));
+    const t = translator(langOf(this));
     const title = `${stepTitle(t, this.stepId, this.#run.summary)} · b=${figure.dataset.b} · ${t('hm.head', { h: figure.dataset.h })}`;
     // Wide enough for the title too (CJK characters are about twice as wide as Latin ones).
     const titleWidth = [...title].reduce((sum, ch) => sum + (/[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? 12 : 7), 8);

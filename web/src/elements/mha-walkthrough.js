@@ -4,7 +4,7 @@
 // layout. The run comes in as the `run` property (from <mha-playground>), or from the element's
 // own config (attributes b, t, c, h, … or the `config` property), or from another element named
 // by `for`. `from`/`to` limit it to a range of steps, `step` pins it to one. Fires a bubbling
-// `mha-step` event when the step changes and `mha-run` when it has a new run.
+// `mha-step` event when the step changes and `mha-run` (once) when it has a new run.
 import { formatCount, shapeText } from '../logic/format.js';
 import { scaleFor } from '../logic/colors.js';
 import { cellSources, changeKind, pictureLayout } from '../logic/tensor-picture.js';
@@ -12,7 +12,10 @@ import { keyLabels, shortLabel } from '../logic/heatmap-layout.js';
 import { memoryLayout, stepAnswers } from '../logic/walkthrough-text.js';
 import { renderMath } from '../logic/math.js';
 import { inputStep, stepTitle } from '../model/steps.js';
-import { RunElement, SOURCE_ATTRIBUTES, axisChip, el, langOf, patchChildren, reducedMotion, sheet, svg, tr } from './shared.js';
+import { translator } from '../text/translate.js';
+import { axisChip, el, langOf, patchChildren, reducedMotion, svg } from './dom.js';
+import { RunElement, SOURCE_ATTRIBUTES } from './run-element.js';
+import { sheet } from './styles.js';
 
 const UNIT = 10; // SVG units per cell in the tensor picture
 const MAX_PICTURE_CELLS = 4096; // more cells than this would be unreadable and slow to animate
@@ -88,7 +91,6 @@ export class MhaWalkthroughElement extends RunElement {
     this.#index = keep >= 0 ? keep : 0;
     this.#shownId = null; // new numbers: redraw the picture without animating from the old run
     this.render();
-    this.dispatchEvent(new CustomEvent('mha-run', { detail: { run, tokens } }));
   }
 
   /** Token labels (query positions) for captions. */
@@ -155,7 +157,7 @@ export class MhaWalkthroughElement extends RunElement {
 
   draw() {
     const lang = langOf(this);
-    const t = tr(lang);
+    const t = translator(lang);
     if (!this.#run) {
       this.shadowRoot.replaceChildren(el('p', { class: 'note' }, t('page.loading')));
       return;
@@ -203,7 +205,7 @@ export class MhaWalkthroughElement extends RunElement {
   #renderToolbar() {
     const toolbar = this.shadowRoot.querySelector('.toolbar');
     if (!toolbar) return;
-    const t = tr(langOf(this));
+    const t = translator(langOf(this));
     const steps = this.#visibleSteps();
     const button = (action, text, label, extra = {}) => {
       const b = el('button', { type: 'button', 'data-action': action, 'aria-label': label, ...extra }, text);
@@ -236,7 +238,7 @@ export class MhaWalkthroughElement extends RunElement {
     }
     this.#detailKey = animate ? null : key;
     this.#renderToolbar();
-    const t = tr(lang);
+    const t = translator(lang);
     const answers = stepAnswers(step, steps);
     const yesNo = (value) => (value ? t('cli.yes') : t('cli.no'));
     const formula = el('div', { class: 'formula', 'aria-label': step.formula });
@@ -291,7 +293,7 @@ export class MhaWalkthroughElement extends RunElement {
   }
 
   #picture(step, animate) {
-    const t = tr(langOf(this));
+    const t = translator(langOf(this));
     const figure = el('figure', { class: 'picture' });
     if (step.numel > MAX_PICTURE_CELLS) {
       figure.append(el('p', { class: 'note' }, t('wt.tooBig', { n: formatCount(step.numel) })));
