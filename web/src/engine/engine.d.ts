@@ -111,9 +111,8 @@ export interface Step {
   axes: readonly AxisName[];
   /**
    * Values in row-major order of `shape`; masked scores are -Infinity. Owned by the run (never a
-   * view of the wasm heap). Steps whose values are the same numbers in the same order (q_split and
-   * q, a mask that masks nothing and scaled, concat and context_t) may share one array: treat it
-   * as read-only. null in `run.steps` of a lazy run: ask `run.step(id)` for them.
+   * view of the wasm heap); treat it as read-only. null in `run.steps` of a lazy run: ask
+   * `run.step(id)` for them.
    */
   data: Float32Array | null;
   /** Set on a step returned by `run.step(id, {batch, head})`: the slice its values are. */
