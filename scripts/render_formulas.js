@@ -3,7 +3,7 @@
 // node_modules, into web/dist/formulas.mjs. The formulas are the engine's own (each step's
 // `latex`, from its catalogue), so this runs after the WebAssembly build. The page then ships MathML strings (a few KB)
 // instead of KaTeX itself (about 77 KB gzipped): the formulas are a fixed set, and the numbers
-// that change with the config go into {{slots}} that web/src/math.js fills in.
+// that change with the config go into {{slots}} that web/src/logic/math.js fills in.
 import { writeFileSync } from 'node:fs';
 import katex from 'katex';
 
