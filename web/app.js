@@ -3,8 +3,8 @@
 // in step with the view so a link opens the same view, and let the arrow keys step the walkthrough
 // when nothing in particular has focus.
 import './src/elements/index.js';
-import { translator } from './src/i18n.js';
-import { decodeState, encodeState } from './src/page-state.js';
+import { languageOf, translator } from './src/text/translate.js';
+import { decodeState, encodeState } from './src/logic/page-state.js';
 
 const STORAGE_KEY = 'mha-lens.lang';
 const playground = document.getElementById('playground');
@@ -18,7 +18,7 @@ function rememberedLanguage() {
 }
 
 const initial = decodeState(location.search);
-let lang = initial.lang ?? rememberedLanguage() ?? ((navigator.languages?.[0] ?? navigator.language ?? 'en').toLowerCase().startsWith('zh') ? 'zh' : 'en');
+let lang = initial.lang ?? rememberedLanguage() ?? languageOf(navigator.languages?.[0] ?? navigator.language);
 
 function applyLanguage() {
   const t = translator(lang);

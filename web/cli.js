@@ -5,8 +5,10 @@
 import { parseArgs } from 'node:util';
 
 import { createEngine, MhaError } from './src/engine/engine.js';
-import { formatBytes, formatCount, layoutTensor, shapeChain, shapeText } from './src/format.js';
-import { translator } from './src/i18n.js';
+import { formatCount, layoutTensor, shapeChain, shapeText } from './src/logic/format.js';
+import { numberOrText, readConfig } from './src/model/config-input.js';
+import { stepTitle } from './src/model/steps.js';
+import { translator } from './src/text/translate.js';
 
 const USAGE = `Usage: mha-lens walk --B <n> --T <n> --C <n> --H <n> [options]
 
@@ -26,23 +28,15 @@ const options = {
   step: { type: 'string' }, lang: { type: 'string' }, help: { type: 'boolean', short: 'h' },
 };
 
-// "4" → 4; anything else stays text, so that the engine's message quotes what was typed.
-const numberOrText = (text) => (/^-?\d+(\.\d+)?(e\d+)?$/i.test(text.trim()) ? Number(text) : text);
-
 function usageError(message) {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
   process.exit(2);
 }
 
+// Options are named as the config fields (--B, --Hkv), or as the element attributes where the
+// field is camelCase (--key-lengths); their text is read as every config text is.
 function configFrom(values) {
-  const config = {};
-  for (const key of ['B', 'T', 'Tk', 'C', 'H', 'Hkv', 'seed']) {
-    if (values[key] !== undefined) config[key] = numberOrText(values[key]);
-  }
-  if (values.mask !== undefined) config.mask = values.mask;
-  if (values['key-lengths'] !== undefined) {
-    config.keyLengths = values['key-lengths'].split(',').filter((part) => part.trim() !== '').map(numberOrText);
-  }
+  const { config } = readConfig((field, attribute) => values[field] ?? values[attribute]);
   if (values['no-bias']) config.bias = false;
   if (values['memory-cap'] !== undefined) config.memoryCap = numberOrText(values['memory-cap']);
   return config;
@@ -62,7 +56,7 @@ function printWalk(run, t, lang) {
 
   const header = ['#', t('cli.step'), t('cli.formula'), t('cli.shape'), t('cli.axes'), t('cli.changes'), t('cli.elements')];
   const rows = run.steps.map((step, i) => [
-    String(i + 1), `${step.id} · ${t(`step.${step.id}`)}`, step.shapeFormula, shapeText(step.shape),
+    String(i + 1), `${step.id} · ${stepTitle(t, step.id, run.summary)}`, step.shapeFormula, shapeText(step.shape),
     step.axes.join(','), step.changesValues ? t('cli.yes') : t('cli.no'), formatCount(step.numel),
   ]);
   const widths = header.map((_, c) => Math.max(...[header, ...rows].map((row) => displayWidth(row[c]))));
@@ -74,8 +68,8 @@ function printWalk(run, t, lang) {
   for (const warning of run.warnings) console.log(`${t('cli.warning')}: ${warning.messageIn(lang)}`);
 }
 
-function printStep(step, t) {
-  console.log(`${step.id} · ${t(`step.${step.id}`)}  ${step.formula}`);
+function printStep(step, t, summary) {
+  console.log(`${step.id} · ${stepTitle(t, step.id, summary)}  ${step.formula}`);
   console.log(`${shapeText(step.shape)}  (${step.axes.join(', ')})  ${t('cli.strides')} [${step.strides}] ${step.contiguous ? t('cli.contiguous') : t('cli.view')}`);
   for (const line of layoutTensor(step)) console.log(line);
 }
@@ -117,7 +111,7 @@ async function main() {
     process.stdout.write(`${traceJson(run)}\n`);
   } else if (values.step !== undefined) {
     try {
-      printStep(run.step(values.step), t);
+      printStep(run.step(values.step), t, run.summary);
     } catch (error) {
       if (!(error instanceof MhaError)) throw error;
       process.stderr.write(`${t('cli.error')}: ${error.messageIn(lang)}\n`);

@@ -12,9 +12,9 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { TIMEOUT, deep, heatmapCells, launch, makeHostSite } from './harness.js';
-import { scaleFor } from '../../web/src/colors.js';
-import { STRINGS } from '../../web/src/i18n.js';
-import { MAX_IMPORT_DEPTH } from '../../web/src/config-import.js';
+import { scaleFor } from '../../web/src/logic/colors.js';
+import { STRINGS } from '../../web/src/text/translate.js';
+import { MAX_IMPORT_DEPTH } from '../../web/src/logic/config-import.js';
 
 const EN = STRINGS.en;
 const PAGE_MEMORY_CAP = 64 * 2 ** 20; // mha-playground.js

@@ -4,10 +4,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { ARTIFACTS, TIMEOUT, cellCentre, deep, heatmapCells, launch, openPage } from './harness.js';
-import { scaleFor } from '../../web/src/colors.js';
-import { shapeText } from '../../web/src/format.js';
-import { STRINGS } from '../../web/src/i18n.js';
-import { DEFAULT_TOKENS, decodeState } from '../../web/src/page-state.js';
+import { scaleFor } from '../../web/src/logic/colors.js';
+import { shapeText } from '../../web/src/logic/format.js';
+import { STRINGS } from '../../web/src/text/translate.js';
+import { DEFAULT_TOKENS, decodeState } from '../../web/src/logic/page-state.js';
 
 let env;
 before(async () => { env = await launch(); });

@@ -7,7 +7,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { ARTIFACTS, TIMEOUT, deep, heatmapCells, launch, makeHostSite } from './harness.js';
-import { scaleFor } from '../../web/src/colors.js';
+import { scaleFor } from '../../web/src/logic/colors.js';
 
 const XSS = '<img src=x onerror=alert(1)>';
 // The policy a careful tutorial site may send: no inline script or style, no eval, nothing but
@@ -56,6 +56,9 @@ async function open(url, { width = 1000 } = {}) {
   await page.addInitScript(() => {
     window.mhaErrors = [];
     document.addEventListener('mha-error', (event) => window.mhaErrors.push({ id: event.target.id, ...event.detail }));
+    // mha-run does not bubble: heard on the way down (capture) for the elements of the host page.
+    window.mhaRuns = [];
+    document.addEventListener('mha-run', (event) => window.mhaRuns.push(event.target.id), true);
     document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`));
   });
   await page.goto(url);
@@ -104,6 +107,28 @@ test('every element renders on a foreign page, one engine, the wasm found next t
   assert.equal(await page.locator('#follower select.step-select').inputValue(), 'scaled');
   assert.equal(wasm.length, 1, 'still one engine');
   await page.screenshot({ path: `${ARTIFACTS}widgets-host.png`, fullPage: true });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('an element announces each new run once (mha-run), whatever its source', { timeout: TIMEOUT * 2 }, async () => {
+  const { page, context, problems } = await open(`${host.url}pages/deep/host.html`);
+  await page.locator('#walk h3').waitFor();
+  await page.locator('#follower figure.panel').first().waitFor();
+  await page.locator('#shapes .chip').first().waitFor();
+  const runs = () => page.evaluate(() => Object.fromEntries(['walk', 'follower', 'shapes'].map((id) => [id, window.mhaRuns.filter((x) => x === id).length])));
+  assert.deepEqual(await runs(), { walk: 1, follower: 1, shapes: 1 }, 'its own config, and the run it follows');
+  // A new config: one more run each for the stepper and its follower.
+  await page.evaluate(() => document.getElementById('walk').setAttribute('seed', '5'));
+  await page.waitForFunction(() => window.mhaRuns.filter((x) => x === 'follower').length === 2);
+  assert.deepEqual(await runs(), { walk: 2, follower: 2, shapes: 1 });
+  // An invalid config is no run.
+  await page.evaluate(() => document.getElementById('walk').setAttribute('c', '10'));
+  await page.locator('#walk .element-error').waitFor();
+  // A run handed in through the property: announced once, and followed.
+  await page.evaluate(() => { document.getElementById('walk').run = document.getElementById('shapes').run; });
+  await page.waitForFunction(() => window.mhaRuns.filter((x) => x === 'follower').length === 3);
+  assert.deepEqual(await runs(), { walk: 3, follower: 3, shapes: 1 });
   assert.deepEqual(problems, []);
   await context.close();
 });

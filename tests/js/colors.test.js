@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { axisColors, diverging, luminance, scaleFor, viridis } from '../../web/src/colors.js';
+import { axisColors, diverging, luminance, scaleFor, viridis } from '../../web/src/logic/colors.js';
 
 test('viridis runs from dark purple to yellow and gets lighter all the way', () => {
   assert.equal(viridis(0), '#440154');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canvasCellPixels, heatmapGeometry, heatmapPanels, hitCell, keyLabels, maskedPath, moveCell, shortLabel } from '../../web/src/heatmap-layout.js';
+import { canvasCellPixels, heatmapGeometry, heatmapPanels, hitCell, keyLabels, maskedPath, moveCell, shortLabel } from '../../web/src/logic/heatmap-layout.js';
 import { CONFIGS, getTestEngine } from './engine-helper.js';
 
 test('one panel per (batch, head), each pointing at its own block of the weights', async () => {

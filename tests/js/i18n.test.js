@@ -4,12 +4,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LANGUAGES, STRINGS, translator } from '../../web/src/i18n.js';
+import { LANGUAGES, STRINGS, translator } from '../../web/src/text/translate.js';
+import { PageError } from '../../web/src/text/page-error.js';
 import { getTestEngine, CONFIGS } from './engine-helper.js';
 
 const root = new URL('../../web/', import.meta.url).pathname;
-const sources = [join(root, 'app.js'), ...readdirSync(join(root, 'src')).filter((f) => f.endsWith('.js')).map((f) => join(root, 'src', f)),
-  ...readdirSync(join(root, 'src/elements')).map((f) => join(root, 'src/elements', f))];
+// The page, the CLI and every module under web/src/, whatever folder it sits in.
+const sources = [join(root, 'app.js'), join(root, 'cli.js'),
+  ...readdirSync(join(root, 'src'), { recursive: true }).filter((f) => f.endsWith('.js')).map((f) => join(root, 'src', f))];
 
 test('both languages have exactly the same keys, none empty', () => {
   assert.deepEqual(LANGUAGES, ['en', 'zh']);
@@ -46,7 +48,7 @@ test('every literal key the page code asks for is in both tables', () => {
   assert.deepEqual(missing, []);
 });
 
-test('every step, axis, op and error code the engine can produce has words in both languages', async () => {
+test('every step, axis and op the engine can produce has words in both languages, and the .d.ts names every error code', async () => {
   const engine = await getTestEngine();
   const needed = new Set();
   for (const config of CONFIGS) {
@@ -60,9 +62,38 @@ test('every step, axis, op and error code the engine can produce has words in bo
   // The .d.ts lists exactly the codes of the engine's message table.
   const tableCodes = new Set(Object.keys(engine.messages).filter((key) => !key.startsWith('term.') && !key.startsWith('warning.')).map((key) => key.split('.')[0]));
   assert.deepEqual([...new Set(codes)].sort(), [...tableCodes].sort());
-  for (const code of codes) needed.add(`error.${code}`);
+  // Their words are the table's own (tests/js/messages.test.js checks both languages of every entry).
   for (const lang of LANGUAGES) {
     const t = translator(lang);
     for (const key of needed) assert.notEqual(t(key), key, `${lang} lacks ${key}`);
   }
+});
+
+test('t(key, params) fills {name} slots, in either language, by the rule of the engine\'s messages', () => {
+  const en = translator('en');
+  const zh = translator('zh');
+  assert.equal(en('wt.position', { n: 3, m: 19 }), 'Step 3 of 19 · ← → keys');
+  assert.equal(zh('wt.position', { n: 3, m: 19 }), '第 3 / 19 步 · ← → 键');
+  assert.equal(en('hm.readout', { b: 0, h: 1, q: 'I', k: 'love', v: '0.2500' }), 'b=0 head 1 · query “I” → key “love”: 0.2500');
+  // Braces that are not a slot stay text; a key no table has comes back as itself.
+  assert.equal(en('import.example'), '{"B": 2, "C": 8, "H": 2, "tokens": ["I", "love", "attention"]}');
+  assert.equal(en('no.such.key'), 'no.such.key');
+  // A parameter's text is never read as a slot.
+  assert.equal(en('hm.head', { h: '{h}' }), 'head {h}');
+});
+
+test('no module fills a placeholder by hand: every slot goes through t() or the engine\'s messages', () => {
+  const byHand = /\.replace(All)?\(\s*['"`]\{|localizeMessage/;
+  const offenders = sources.filter((file) => !file.endsWith('text/render.js') && byHand.test(readFileSync(file, 'utf8')));
+  assert.deepEqual(offenders, []);
+});
+
+test('an error of the page itself says itself in both languages, its cause\'s words included', () => {
+  const refused = new PageError({ code: 'bad_value', field: 'wasm-url', key: 'error.wasm_url', params: { url: 'javascript:alert(1)' } });
+  const load = new PageError({ code: 'internal', field: 'engine', key: 'error.engine_load', cause: refused });
+  assert.equal(load.message, 'The WebAssembly engine did not load: wasm-url "javascript:alert(1)" is not an http(s), file or blob URL.');
+  assert.equal(load.messageIn('zh'), 'WebAssembly 引擎没有加载成功：wasm-url "javascript:alert(1)" 不是 http(s)、file 或 blob 地址。');
+  const network = new PageError({ code: 'internal', field: 'engine', key: 'error.engine_load', cause: new TypeError('Failed to fetch') });
+  assert.equal(network.messageIn('zh'), 'WebAssembly 引擎没有加载成功：Failed to fetch');
+  assert.equal(new PageError({ code: 'missing', field: 'for', key: 'error.for_missing', params: { id: 'walk' } }).messageIn('en'), 'for="walk": there is no element with that id on this page.');
 });

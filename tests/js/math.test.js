@@ -4,18 +4,39 @@ import { test } from 'node:test';
 
 import { FORMULAS } from '../../web/dist/formulas.mjs';
 import { renderFormula } from '../../scripts/render_formulas.js';
-import { allFormulas, formulaLatex, parameterFormula } from '../../web/src/walkthrough-text.js';
-import { renderMath } from '../../web/src/math.js';
+import katex from 'katex';
+import { allFormulas, parameterFormula } from '../../web/src/logic/walkthrough-text.js';
+import { renderMath } from '../../web/src/logic/math.js';
+import { CONFIGS, getTestEngine } from './engine-helper.js';
 
-test('every formula the page shows is pre-rendered, and the file matches a fresh render', () => {
-  const all = allFormulas();
+test('every formula the page shows is pre-rendered, and the file matches a fresh render', async () => {
+  const engine = await getTestEngine();
+  const all = allFormulas(engine);
   assert.ok(all.length >= 30, `${all.length} formulas`);
   for (const latex of all) {
     assert.ok(FORMULAS[latex]?.includes('<math'), `missing: ${latex}`);
     assert.equal(FORMULAS[latex], renderFormula(latex), `stale: ${latex}`);
   }
-  assert.ok(formulaLatex('q', { bias: true }) in FORMULAS);
-  assert.match(FORMULAS[formulaLatex('x')], /<mi mathvariant="normal">ℝ<\/mi>/);
+  // Independently of the configs the build renders for: every step of runs that exercise every
+  // branch (masks, padding, cross-attention, GQA, MQA, no bias) finds its formula rendered.
+  for (const config of CONFIGS) {
+    for (const step of engine.run(config).steps) assert.ok(step.latex in FORMULAS, `${JSON.stringify(config)} ${step.id}: ${step.latex}`);
+  }
+  assert.match(FORMULAS[engine.run(CONFIGS[0]).step('x').latex], /<mi mathvariant="normal">ℝ<\/mi>/);
+});
+
+test('every step formula is valid LaTeX, with bias terms only when there is a bias, and Hkv only under GQA/MQA', async () => {
+  const engine = await getTestEngine();
+  for (const config of CONFIGS) {
+    const run = engine.run(config);
+    const { bias, cross, H, Hkv } = run.summary;
+    for (const step of run.steps) {
+      assert.doesNotThrow(() => katex.renderToString(step.latex, { output: 'mathml', throwOnError: true }), `${step.id}: ${step.latex}`);
+      if (step.op === 'projection') assert.equal(step.latex.includes('b_'), bias, `${step.id} bias`);
+      if (['k_split', 'v_split'].includes(step.id)) assert.equal(step.latex.includes('H_{kv}'), Hkv < H, `${step.id} under H=${H} Hkv=${Hkv}`);
+    }
+    assert.match(run.step('k').latex, cross ? /^K = S/ : /^K = X/);
+  }
 });
 
 test('renderMath fills the slots with the config\'s numbers, as text', () => {

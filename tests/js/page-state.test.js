@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_STATE, DEFAULT_TOKENS, decodeState, encodeState, engineConfig, parseKeyLengths, parseTokens } from '../../web/src/page-state.js';
+import { DEFAULT_STATE, DEFAULT_TOKENS, decodeState, encodeState, engineConfig } from '../../web/src/logic/page-state.js';
+import { parseKeyLengths, parseTokens } from '../../web/src/model/config-input.js';
 import { getTestEngine } from './engine-helper.js';
 
 test('a state survives the URL round trip, language included', () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answerText, checkAnswer, makeQuestions, numbersIn } from '../../web/src/self-test.js';
+import { answerText, checkAnswer, makeQuestions, numbersIn } from '../../web/src/logic/self-test.js';
 import { getTestEngine } from './engine-helper.js';
 
 test('questions are answered by the run itself', async () => {

@@ -2,7 +2,7 @@
 // GQA repeat must hold exactly the value of the input cell it is said to come from.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cellSources, changeKind, inputOf, pictureLayout } from '../../web/src/tensor-picture.js';
+import { cellSources, changeKind, pictureLayout } from '../../web/src/logic/tensor-picture.js';
 import { CONFIGS, getTestEngine } from './engine-helper.js';
 
 test('cells that move or regroup hold the value of their source cell, in every config', async () => {
@@ -12,7 +12,7 @@ test('cells that move or regroup hold the value of their source cell, in every c
     const ids = run.steps.map((s) => s.id);
     let checked = 0;
     for (const step of run.steps) {
-      const inputId = inputOf(step, ids);
+      const inputId = step.input;
       if (!inputId) continue;
       assert.ok(ids.includes(inputId), `${step.id} reads ${inputId}, which the run has`);
       const input = run.step(inputId);
@@ -40,7 +40,7 @@ test('a wrong mapping would be caught: transposes really permute the data', asyn
 
 test('the kinds of change follow the op', async () => {
   const run = (await getTestEngine()).run(CONFIGS[3]);
-  const kind = (id) => changeKind(run.step(inputOf(run.step(id), run.steps.map((s) => s.id))), run.step(id));
+  const kind = (id) => changeKind(run.step(run.step(id).input), run.step(id));
   assert.equal(kind('q_split'), 'regroup');
   assert.equal(kind('q_heads'), 'move');
   assert.equal(kind('k_t'), 'move');

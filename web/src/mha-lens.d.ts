@@ -7,7 +7,12 @@ export interface ElementConfig extends Partial<Config> {
   tokens?: string | string[];
 }
 
-/** Shared by the elements: a run handed in, or their own config, or another element via `for`. */
+/**
+ * Shared by the elements: a run handed in, or their own config, or another element via `for`.
+ * Each fires `mha-run` on itself once per new run, whatever its source (an element that follows
+ * it hears that); an invalid config fires `mha-error` (bubbling) and shows the engine's message
+ * in the element's language.
+ */
 interface MhaRunElement extends HTMLElement {
   /** The run shown; setting it makes the element stop running a config of its own. */
   run: Run | null;
@@ -51,8 +56,11 @@ export class MhaShapesElement extends HTMLElement implements MhaRunElement {
 /** The page state a playground holds (what the docs page keeps in its URL). */
 export interface PlaygroundState {
   tokens: string | null;
-  B: number | string; Tk: number | string | null; C: number | string; H: number | string; Hkv: number | string | null;
-  mask: 'none' | 'causal'; keyLengths: string; bias: boolean; seed: number | string;
+  B: number | string | null; Tk: number | string | null; C: number | string | null; H: number | string | null; Hkv: number | string | null;
+  mask: 'none' | 'causal'; keyLengths: string;
+  /** true/false; text the config reader could not read as either (the engine names it). */
+  bias: boolean | string;
+  seed: number | string;
   step: StepId; view: 'scores' | 'scaled' | 'masked' | 'weights'; batch: number; head: number;
 }
 
@@ -69,6 +77,7 @@ export function getEngine(options?: { wasmUrl?: string }): Promise<Engine>;
 
 export interface MhaStepEventDetail { step: StepId; index?: number }
 export interface MhaSelectEventDetail { step: string; batch: number; head: number }
+/** `message` is the English; the element itself shows the message in its own language. */
 export interface MhaErrorEventDetail { code: string; field: string; message: string }
 export interface MhaRunEventDetail { run: Run; tokens: string[] }
 

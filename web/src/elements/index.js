@@ -9,4 +9,4 @@ export { MhaPlaygroundElement };
 export { MhaWalkthroughElement } from './mha-walkthrough.js';
 export { MhaHeatmapElement } from './mha-heatmap.js';
 export { MhaShapesElement } from './mha-shapes.js';
-export { getEngine } from './shared.js';
+export { getEngine } from './page-engine.js';

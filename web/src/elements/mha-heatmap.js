@@ -6,10 +6,15 @@
 // the `run` property, the element's own config (attributes b, t, c, h, … or `config`), or another
 // element named by `for` (then a heatmap step chosen there is shown here too); `step`, `batch`,
 // `head` (one head only, when set), `pinned` and `lang` are attributes. Fires `mha-select`.
-import { formatCount, formatValue } from '../format.js';
-import { scaleFor, viridis, diverging } from '../colors.js';
-import { HEATMAP_STEPS, canvasCellPixels, heatmapGeometry, heatmapPanels, hitCell, keyLabels, maskedPath, moveCell } from '../heatmap-layout.js';
-import { RunElement, SOURCE_ATTRIBUTES, download, el, langOf, sheet, svg, tr } from './shared.js';
+import { formatCount, formatValue } from '../logic/format.js';
+import { scaleFor, viridis, diverging } from '../logic/colors.js';
+import { canvasCellPixels, heatmapGeometry, heatmapPanels, hitCell, keyLabels, maskedPath, moveCell } from '../logic/heatmap-layout.js';
+import { isScoresSized, stepTitle } from '../model/steps.js';
+import { translator } from '../text/translate.js';
+import { download, el, langOf, svg } from './dom.js';
+import { RunElement, SOURCE_ATTRIBUTES } from './run-element.js';
+import { sheet } from './styles.js';
+import { paintCells, svgToPng } from './heatmap-canvas.js';
 
 const MAX_CELLS = 16384; // beyond this only the selected batch (then head) is drawn
 
@@ -41,41 +46,6 @@ canvas.cells { display: block; width: 100%; height: 100%; image-rendering: pixel
 
 let hatchCount = 0;
 
-const MASKED_GROUND = [232, 232, 232]; // the hatch's light ground (#e8e8e8), under the hatch path
-
-/**
- * Paints one panel's cells into its canvas: a pixel block with a one-unit gap per cell for small
- * panels, one pixel per cell (one ImageData) for big ones.
- */
-function paintCells(canvas, data, panel, geometry, scale, maskedAt) {
-  const ctx = canvas.getContext('2d');
-  const pixels = canvas.width / panel.cols;
-  if (pixels === 1) {
-    const image = ctx.createImageData(panel.cols, panel.rows);
-    const bytes = image.data;
-    for (let j = 0, n = panel.rows * panel.cols; j < n; j++) {
-      const i = panel.offset + j;
-      if (maskedAt(i)) {
-        bytes.set(MASKED_GROUND, j * 4);
-        bytes[j * 4 + 3] = 255;
-      } else {
-        scale.rgbInto(data[i], bytes, j * 4);
-      }
-    }
-    ctx.putImageData(image, 0, 0);
-    return;
-  }
-  const gap = pixels / geometry.cell;
-  ctx.clearRect(0, 0, canvas.width, canvas.height);
-  for (let r = 0; r < panel.rows; r++) {
-    for (let c = 0; c < panel.cols; c++) {
-      const i = panel.offset + r * panel.cols + c;
-      ctx.fillStyle = maskedAt(i) ? '#e8e8e8' : scale.color(data[i]);
-      ctx.fillRect(c * pixels, r * pixels, pixels - gap, pixels - gap);
-    }
-  }
-}
-
 export class MhaHeatmapElement extends RunElement {
   static get observedAttributes() { return ['step', 'batch', 'head', 'lang', 'pinned', 'only', ...SOURCE_ATTRIBUTES]; }
 
@@ -96,7 +66,10 @@ export class MhaHeatmapElement extends RunElement {
     this.render();
   }
 
-  followStep(id) { if (HEATMAP_STEPS.includes(id)) this.setAttribute('step', id); }
+  // The steps it can draw: those of its run shaped [B, H, Tq, Tk] (scores, scaled, masked, weights).
+  #heatmapSteps() { return this.#run?.steps.filter(isScoresSized) ?? []; }
+
+  followStep(id) { if (this.#heatmapSteps().some((s) => s.id === id)) this.setAttribute('step', id); }
 
   /** Query token labels; keys use the same ones for self-attention, s0… for a separate source. */
   get tokens() { return this.#tokens; }
@@ -104,7 +77,7 @@ export class MhaHeatmapElement extends RunElement {
 
   get stepId() {
     const id = this.getAttribute('step');
-    return HEATMAP_STEPS.includes(id) && this.#run?.steps.some((s) => s.id === id) ? id : 'weights';
+    return this.#heatmapSteps().some((s) => s.id === id) ? id : 'weights';
   }
 
   get batch() { return this.#clamp(Number(this.getAttribute('batch') ?? 0), this.#run?.summary.B); }
@@ -136,7 +109,7 @@ export class MhaHeatmapElement extends RunElement {
 
   draw() {
     const lang = langOf(this);
-    const t = tr(lang);
+    const t = translator(lang);
     if (!this.#run) {
       this.#built = null;
       this.shadowRoot.replaceChildren(el('p', { class: 'note' }, t('page.loading')));
@@ -152,7 +125,7 @@ export class MhaHeatmapElement extends RunElement {
     if (panels.length * perPanel > MAX_CELLS) {
       panels = all.filter((p) => p.b === this.batch);
       if (panels.length * perPanel > MAX_CELLS) panels = panels.filter((p) => p.h === this.head);
-      note = t('hm.partial').replace('{n}', panels.length).replace('{m}', all.length);
+      note = t('hm.partial', { n: panels.length, m: all.length });
     }
     const hasMask = this.#run.steps.some((s) => s.id === 'masked') && (step.id === 'masked' || step.id === 'weights');
     this.#view = { step, scale: scaleFor(step), maskedAt: this.#maskedAt(), labels, t };
@@ -166,7 +139,7 @@ export class MhaHeatmapElement extends RunElement {
     }
 
     const stepSelect = el('select', { 'aria-label': t('hm.step'), class: 'step-select' },
-      HEATMAP_STEPS.filter((id) => this.#run.steps.some((s) => s.id === id)).map((id) => el('option', { value: id, selected: id === step.id }, t(`step.${id}`))));
+      this.#heatmapSteps().map(({ id }) => el('option', { value: id, selected: id === step.id }, stepTitle(t, id, this.#run.summary))));
     stepSelect.addEventListener('change', () => {
       this.setAttribute('step', stepSelect.value);
       this.dispatchEvent(new CustomEvent('mha-select', { bubbles: true, composed: true, detail: { step: stepSelect.value, batch: this.batch, head: this.head } }));
@@ -199,8 +172,8 @@ export class MhaHeatmapElement extends RunElement {
         if (members.length === 0) continue;
         const shared = group > 1;
         const box = el('div', { class: shared ? 'group shared' : 'group', role: shared ? 'group' : null,
-          'aria-label': shared ? t('hm.shared').replace('{kv}', kv).replace('{heads}', members.map((p) => p.h).join(', ')) : null });
-        if (shared) box.append(el('p', { class: 'group-label' }, t('hm.shared').replace('{kv}', kv).replace('{heads}', members.map((p) => p.h).join(', '))));
+          'aria-label': shared ? t('hm.shared', { kv, heads: members.map((p) => p.h).join(', ') }) : null });
+        if (shared) box.append(el('p', { class: 'group-label' }, t('hm.shared', { kv, heads: members.map((p) => p.h).join(', ') })));
         box.append(el('div', { class: 'members' }, members.map((panel) => {
           const picture = this.#panel(panel, geometry, readout, tip);
           pictures.push(picture);
@@ -208,7 +181,7 @@ export class MhaHeatmapElement extends RunElement {
         })));
         groups.append(box);
       }
-      grid.append(el('section', { class: 'batch', 'aria-label': `b=${b}` }, el('h4', {}, t('hm.batch').replace('{b}', b)), groups));
+      grid.append(el('section', { class: 'batch', 'aria-label': `b=${b}` }, el('h4', {}, t('hm.batch', { b })), groups));
     }
     const table = this.#table(t);
     // An open table stays open for the new step or head (#repaint fills it).
@@ -284,9 +257,9 @@ export class MhaHeatmapElement extends RunElement {
     const mask = svg('path', { class: 'masked-cells', fill: `url(#${hatch})`, d: '' });
     const cursor = svg('rect', { width: cell - 1, height: cell - 1, fill: 'none', stroke: '#e0a100', 'stroke-width': 3, visibility: 'hidden' });
     picture.append(mask, cursor);
-    const caption = t('hm.head').replace('{h}', h) + (this.#run.summary.Hkv !== this.#run.summary.H ? ` · KV ${panel.kvHead}` : '');
+    const caption = t('hm.head', { h }) + (this.#run.summary.Hkv !== this.#run.summary.H ? ` · KV ${panel.kvHead}` : '');
     const figure = el('figure', { class: 'panel', tabindex: 0, role: 'img', 'data-b': b, 'data-h': h, 'aria-current': String(selected),
-      'aria-label': t('hm.panelLabel').replace('{step}', t(`step.${step.id}`)).replace('{b}', b).replace('{h}', h).replace('{rows}', panel.rows).replace('{cols}', panel.cols) },
+      'aria-label': t('hm.panelLabel', { step: stepTitle(t, step.id, this.#run.summary), b, h, rows: panel.rows, cols: panel.cols }) },
       picture, el('figcaption', {}, caption));
     figure.style.width = `${(geometry.width * 0.08).toFixed(2)}em`; // ~30 px cells at 15 px type; max-width keeps it inside the host's column
 
@@ -295,8 +268,7 @@ export class MhaHeatmapElement extends RunElement {
       const i = panel.offset + r * panel.cols + c;
       const masked = maskedAt(i);
       const value = now.data[i];
-      readout.textContent = t('hm.readout').replace('{b}', b).replace('{h}', h).replace('{q}', labels.rows[r]).replace('{k}', labels.cols[c])
-        .replace('{v}', masked && now.id === 'weights' ? `${formatValue(value)} (${t('hm.masked')})` : formatValue(value));
+      readout.textContent = t('hm.readout', { b, h, q: labels.rows[r], k: labels.cols[c], v: masked && now.id === 'weights' ? `${formatValue(value)} (${t('hm.masked')})` : formatValue(value) });
       cursor.setAttribute('x', geometry.cellX(c));
       cursor.setAttribute('y', geometry.cellY(r));
       cursor.setAttribute('visibility', 'visible');
@@ -353,11 +325,11 @@ export class MhaHeatmapElement extends RunElement {
     const panel = heatmapPanels(step, this.#run.summary.Hkv).find((p) => p.b === this.batch && p.h === this.head);
     const tbody = el('tbody', {});
     const table = el('table', {},
-      el('caption', { class: 'visually-hidden' }, t('hm.tableCaption').replace('{step}', t(`step.${step.id}`)).replace('{b}', panel.b).replace('{h}', panel.h)),
+      el('caption', { class: 'visually-hidden' }, t('hm.tableCaption', { step: stepTitle(t, step.id, this.#run.summary), b: panel.b, h: panel.h })),
       el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, `${t('hm.query')} \\ ${t('hm.key')}`), labels.cols.map((label) => el('th', { scope: 'col' }, label)))),
       tbody);
     const details = el('details', { class: 'table-view' },
-      el('summary', {}, t('hm.table').replace('{b}', panel.b).replace('{h}', panel.h).replace('{n}', formatCount(panel.rows * panel.cols))), table);
+      el('summary', {}, t('hm.table', { b: panel.b, h: panel.h, n: formatCount(panel.rows * panel.cols) })), table);
     const fill = () => {
       const { step: now, maskedAt } = this.#view;
       tbody.replaceChildren(...Array.from({ length: panel.rows }, (_, r) => el('tr', {}, el('th', { scope: 'row' }, labels.rows[r]),
@@ -404,8 +376,8 @@ export class MhaHeatmapElement extends RunElement {
     }
     copy.insertBefore(svg('g', { class: 'cells' }, cells), copy.querySelector('rect[stroke]'));
     copy.querySelectorAll('[fill="currentColor"]').forEach((node) => node.setAttribute('fill', '#1d1f24'));
-    const t = tr(langOf(this));
-    const title = `${t(`step.${this.stepId}`)} · b=${figure.dataset.b} · ${t('hm.head').replace('{h}', figure.dataset.h)}`;
+    const t = translator(langOf(this));
+    const title = `${stepTitle(t, this.stepId, this.#run.summary)} · b=${figure.dataset.b} · ${t('hm.head', { h: figure.dataset.h })}`;
     // Wide enough for the title too (CJK characters are about twice as wide as Latin ones).
     const titleWidth = [...title].reduce((sum, ch) => sum + (/[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? 12 : 7), 8);
     const outer = Math.max(width, titleWidth);
@@ -418,63 +390,8 @@ export class MhaHeatmapElement extends RunElement {
     return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(doc)}`;
   }
 
-  /**
-   * The selected heatmap as a PNG, drawn on a canvas from the same cells and labels as the SVG.
-   * Drawing directly (not loading the SVG as an image) needs no blob: image, so it also works
-   * on host pages whose CSP allows images from 'self' only.
-   */
+  /** The selected heatmap as a PNG, drawn from the same cells and labels as the SVG (heatmap-canvas.js). */
   async exportPng() {
-    const doc = new DOMParser().parseFromString(this.exportSvg(), 'image/svg+xml').documentElement;
-    const [x0, y0, width, height] = doc.getAttribute('viewBox').split(' ').map(Number);
-    const scale = 2;
-    const canvas = document.createElement('canvas');
-    canvas.width = Math.ceil(width * scale);
-    canvas.height = Math.ceil(height * scale);
-    const ctx = canvas.getContext('2d');
-    ctx.scale(scale, scale);
-    ctx.translate(-x0, -y0);
-    const number = (node, name) => Number(node.getAttribute(name) ?? 0);
-    for (const node of doc.querySelectorAll('rect, text')) {
-      if (node.closest('defs')) continue;
-      const fill = node.getAttribute('fill') ?? '#000000';
-      if (node.localName === 'rect') {
-        const [x, y, w, h] = ['x', 'y', 'width', 'height'].map((name) => number(node, name));
-        if (fill === 'none') continue;
-        if (fill.startsWith('url(')) {
-          // The hatch of a masked cell: light ground, dark diagonals.
-          ctx.save();
-          ctx.fillStyle = '#e8e8e8';
-          ctx.fillRect(x, y, w, h);
-          ctx.beginPath();
-          ctx.rect(x, y, w, h);
-          ctx.clip();
-          ctx.strokeStyle = '#444444';
-          ctx.lineWidth = 1.4;
-          for (let d = -h; d < w; d += 5) {
-            ctx.moveTo(x + d, y + h);
-            ctx.lineTo(x + d + h, y);
-          }
-          ctx.stroke();
-          ctx.restore();
-        } else {
-          ctx.fillStyle = fill;
-          ctx.fillRect(x, y, w, h);
-        }
-      } else {
-        ctx.save();
-        ctx.fillStyle = fill;
-        ctx.font = `${number(node, 'font-size') || 11}px system-ui, "Noto Sans CJK SC", sans-serif`;
-        ctx.textAlign = { end: 'right', middle: 'center' }[node.getAttribute('text-anchor')] ?? 'left';
-        const rotate = /rotate\((-?[\d.]+) ([\d.]+) ([\d.]+)\)/.exec(node.getAttribute('transform') ?? '');
-        if (rotate) {
-          ctx.translate(Number(rotate[2]), Number(rotate[3]));
-          ctx.rotate((Number(rotate[1]) * Math.PI) / 180);
-          ctx.translate(-Number(rotate[2]), -Number(rotate[3]));
-        }
-        ctx.fillText(node.textContent, number(node, 'x'), number(node, 'y'));
-        ctx.restore();
-      }
-    }
-    return new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
+    return svgToPng(this.exportSvg());
   }
 }

@@ -1,8 +1,11 @@
 // <mha-shapes>: the compact shape chain X[B,T,C] → … → output[B,T,C] with this config's numbers,
 // each shape as axis chips. The run comes in as the `run` property, from its own config
 // (attributes or `config`), or from the element named by `for`; clicking a shape fires `mha-step`.
-import { chainSteps } from '../format.js';
-import { RunElement, SOURCE_ATTRIBUTES, axisChip, el, langOf, patchChildren, sheet, tr } from './shared.js';
+import { chainSteps, stepTitle } from '../model/steps.js';
+import { translator } from '../text/translate.js';
+import { axisChip, el, langOf, patchChildren } from './dom.js';
+import { RunElement, SOURCE_ATTRIBUTES } from './run-element.js';
+import { sheet } from './styles.js';
 
 const STYLES = sheet(`
 ol { list-style: none; display: flex; flex-wrap: wrap; align-items: center; gap: 0.2em 0.3em; margin: 0; padding: 0; }
@@ -42,7 +45,7 @@ export class MhaShapesElement extends RunElement {
   draw() {
     if (!this.#run) return;
     const lang = langOf(this);
-    const t = tr(lang);
+    const t = translator(lang);
     const current = this.getAttribute('current');
     const chain = chainSteps(this.#run.steps);
     // The chain shows shapes only: a new run of the same shapes (another seed) changes nothing.
@@ -50,7 +53,7 @@ export class MhaShapesElement extends RunElement {
     if (key === this.#drawnKey && this.shadowRoot.querySelector('ol')) return;
     this.#drawnKey = key;
     const list = el('ol', { 'aria-label': t('shapes.label') }, chain.map((step) => el('li', {},
-      el('button', { type: 'button', 'data-id': step.id, 'aria-current': step.id === current ? 'step' : null, 'aria-label': `${t(`step.${step.id}`)} [${step.shape.join(',')}]` },
+      el('button', { type: 'button', 'data-id': step.id, 'aria-current': step.id === current ? 'step' : null, 'aria-label': `${stepTitle(t, step.id, this.#run.summary)} [${step.shape.join(',')}]` },
         el('span', { class: 'id' }, step.id),
         el('span', {}, step.axes.map((axis, i) => axisChip(axis, step.shape[i], lang)))))));
     // Patched in place: another step or language changes a few attributes and texts.

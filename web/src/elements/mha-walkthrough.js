@@ -4,14 +4,18 @@
 // layout. The run comes in as the `run` property (from <mha-playground>), or from the element's
 // own config (attributes b, t, c, h, … or the `config` property), or from another element named
 // by `for`. `from`/`to` limit it to a range of steps, `step` pins it to one. Fires a bubbling
-// `mha-step` event when the step changes and `mha-run` when it has a new run.
-import { formatCount, shapeText } from '../format.js';
-import { scaleFor } from '../colors.js';
-import { cellSources, changeKind, inputOf, pictureLayout } from '../tensor-picture.js';
-import { keyLabels, shortLabel } from '../heatmap-layout.js';
-import { formulaLatex, memoryLayout, stepAnswers } from '../walkthrough-text.js';
-import { renderMath } from '../math.js';
-import { RunElement, SOURCE_ATTRIBUTES, axisChip, el, langOf, patchChildren, reducedMotion, sheet, svg, tr } from './shared.js';
+// `mha-step` event when the step changes and `mha-run` (once) when it has a new run.
+import { formatCount, shapeText } from '../logic/format.js';
+import { scaleFor } from '../logic/colors.js';
+import { cellSources, changeKind, pictureLayout } from '../logic/tensor-picture.js';
+import { keyLabels, shortLabel } from '../logic/heatmap-layout.js';
+import { memoryLayout, stepAnswers } from '../logic/walkthrough-text.js';
+import { renderMath } from '../logic/math.js';
+import { inputStep, stepTitle } from '../model/steps.js';
+import { translator } from '../text/translate.js';
+import { axisChip, el, langOf, patchChildren, reducedMotion, svg } from './dom.js';
+import { RunElement, SOURCE_ATTRIBUTES } from './run-element.js';
+import { sheet } from './styles.js';
 
 const UNIT = 10; // SVG units per cell in the tensor picture
 const MAX_PICTURE_CELLS = 4096; // more cells than this would be unreadable and slow to animate
@@ -87,7 +91,6 @@ export class MhaWalkthroughElement extends RunElement {
     this.#index = keep >= 0 ? keep : 0;
     this.#shownId = null; // new numbers: redraw the picture without animating from the old run
     this.render();
-    this.dispatchEvent(new CustomEvent('mha-run', { detail: { run, tokens } }));
   }
 
   /** Token labels (query positions) for captions. */
@@ -154,7 +157,7 @@ export class MhaWalkthroughElement extends RunElement {
 
   draw() {
     const lang = langOf(this);
-    const t = tr(lang);
+    const t = translator(lang);
     if (!this.#run) {
       this.shadowRoot.replaceChildren(el('p', { class: 'note' }, t('page.loading')));
       return;
@@ -173,7 +176,7 @@ export class MhaWalkthroughElement extends RunElement {
     }
     this.#drawnKey = key;
     const list = el('ol', {}, steps.map((step, i) => el('li', {}, el('button', { type: 'button', 'data-id': step.id, 'aria-current': i === this.#index ? 'step' : null },
-      el('span', {}, `${i + 1}. ${t(`step.${step.id}`)}`), el('span', { class: 'shape mono' }, shapeText(step.shape))))));
+      el('span', {}, `${i + 1}. ${stepTitle(t, step.id, this.#run.summary)}`), el('span', { class: 'shape mono' }, shapeText(step.shape))))));
     list.addEventListener('click', (event) => {
       const button = event.target.closest('button[data-id]');
       if (button) this.#goTo(this.#visibleSteps().findIndex((s) => s.id === button.dataset.id), { animate: true, emit: true });
@@ -202,7 +205,7 @@ export class MhaWalkthroughElement extends RunElement {
   #renderToolbar() {
     const toolbar = this.shadowRoot.querySelector('.toolbar');
     if (!toolbar) return;
-    const t = tr(langOf(this));
+    const t = translator(langOf(this));
     const steps = this.#visibleSteps();
     const button = (action, text, label, extra = {}) => {
       const b = el('button', { type: 'button', 'data-action': action, 'aria-label': label, ...extra }, text);
@@ -214,7 +217,7 @@ export class MhaWalkthroughElement extends RunElement {
       button('prev', `◀ ${t('wt.prev')}`, t('wt.prev'), { disabled: this.#index === 0 }),
       button(playing ? 'pause' : 'play', playing ? `⏸ ${t('wt.pause')}` : `▶ ${t('wt.play')}`, playing ? t('wt.pause') : t('wt.play'), { 'aria-pressed': String(playing) }),
       button('next', `${t('wt.next')} ▶`, t('wt.next'), { disabled: this.#index >= steps.length - 1 }),
-      el('span', { class: 'position' }, t('wt.position').replace('{n}', this.#index + 1).replace('{m}', steps.length)));
+      el('span', { class: 'position' }, t('wt.position', { n: this.#index + 1, m: steps.length })));
     if (steps.length <= 1) toolbar.hidden = true;
   }
 
@@ -235,20 +238,20 @@ export class MhaWalkthroughElement extends RunElement {
     }
     this.#detailKey = animate ? null : key;
     this.#renderToolbar();
-    const t = tr(lang);
+    const t = translator(lang);
     const answers = stepAnswers(step, steps);
     const yesNo = (value) => (value ? t('cli.yes') : t('cli.no'));
     const formula = el('div', { class: 'formula', 'aria-label': step.formula });
-    renderMath(formula, formulaLatex(step.id, this.#run.summary));
+    renderMath(formula, step.latex);
     const countText = answers.countBefore === null
-      ? t('wt.countFirst').replace('{n}', formatCount(step.numel))
+      ? t('wt.countFirst', { n: formatCount(step.numel) })
       : `${yesNo(answers.changesCount)} — ${formatCount(answers.countBefore)} → ${formatCount(answers.countAfter)}`;
     const axesAnswer = el('span', {}, axisChip(answers.rowAxis, step.shape.at(-2), lang), ` ${t('wt.rows')}: ${t(`axis.${answers.rowAxis}`)}; `,
       axisChip(answers.colAxis, step.shape.at(-1), lang), ` ${t('wt.cols')}: ${t(`axis.${answers.colAxis}`)}`);
     // Without an animation the step is patched in place: the same step of a new run changes only
     // its numbers. An animated step gets new cells to animate.
     (animate ? (...children) => body.replaceChildren(...children) : (...children) => patchChildren(body, children))(
-      el('h3', { 'data-step': step.id }, `${this.#index + 1}. ${t(`step.${step.id}`)}`),
+      el('h3', { 'data-step': step.id }, `${this.#index + 1}. ${stepTitle(t, step.id, this.#run.summary)}`),
       formula,
       el('p', { class: 'numbers' }, el('code', { class: 'shape-formula' }, step.shapeFormula)),
       el('p', { class: 'shape' }, `${t('cli.shape')}: `, el('code', { class: 'shape-text' }, shapeText(step.shape)), ' ', el('span', { class: 'chips' }, step.axes.map((axis, i) => axisChip(axis, step.shape[i], lang)))),
@@ -290,10 +293,10 @@ export class MhaWalkthroughElement extends RunElement {
   }
 
   #picture(step, animate) {
-    const t = tr(langOf(this));
+    const t = translator(langOf(this));
     const figure = el('figure', { class: 'picture' });
     if (step.numel > MAX_PICTURE_CELLS) {
-      figure.append(el('p', { class: 'note' }, t('wt.tooBig').replace('{n}', formatCount(step.numel))));
+      figure.append(el('p', { class: 'note' }, t('wt.tooBig', { n: formatCount(step.numel) })));
       return figure;
     }
     const layout = pictureLayout(step.shape, step.axes);
@@ -303,7 +306,7 @@ export class MhaWalkthroughElement extends RunElement {
     const left = rows ? 36 : pad; // room for token names, so a token can be followed across steps
     const width = layout.width * UNIT + left + pad;
     const height = layout.height * UNIT + pad + 4;
-    const picture = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': t('wt.pictureLabel').replace('{step}', t(`step.${step.id}`)).replace('{shape}', shapeText(step.shape)) },
+    const picture = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': t('wt.pictureLabel', { step: stepTitle(t, step.id, this.#run.summary), shape: shapeText(step.shape) }) },
       svg('defs', {}, svg('pattern', { id: 'wt-hatch', width: 4, height: 4, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
         svg('rect', { width: 4, height: 4, fill: '#e8e8e8' }), svg('line', { x1: 0, y1: 0, x2: 0, y2: 4, stroke: '#555', 'stroke-width': 1.5 }))));
     const [B] = step.shape;
@@ -329,7 +332,7 @@ export class MhaWalkthroughElement extends RunElement {
     picture.append(cells);
     // Cells about as big as a chip, never wider than the column: small tensors stay small.
     picture.style.maxWidth = `${(width * 0.17).toFixed(2)}em`;
-    figure.append(picture, el('figcaption', {}, t(`kind.${changeKind(this.#inputStep(step), step)}`)));
+    figure.append(picture, el('figcaption', {}, t(`kind.${changeKind(inputStep(step, this.#run.steps), step)}`)));
     if (animate && !reducedMotion()) this.#animate(step, rects, layout);
     return figure;
   }
@@ -348,15 +351,10 @@ export class MhaWalkthroughElement extends RunElement {
     return tops.flatMap((top) => labels.map((label, r) => ({ y: top + r, label })));
   }
 
-  #inputStep(step) {
-    const id = inputOf(step, this.#run.steps.map((s) => s.id));
-    return id ? this.#run.steps.find((s) => s.id === id) : null;
-  }
-
   // The step's own change, from its input to it: positions for moves and regroupings, colours
   // for value changes, a fade for a tensor of new values.
   #animate(step, rects, layout) {
-    const input = this.#inputStep(step);
+    const input = inputStep(step, this.#run.steps);
     const kind = changeKind(input, step);
     const timing = { duration: ANIMATION_MS, easing: 'ease-in-out' };
     if (kind === 'appear') {

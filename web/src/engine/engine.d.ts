@@ -1,5 +1,6 @@
-// Type declarations for the mha-lens JS API (web/src/engine.js), written by hand: Emscripten
-// 3.1.6 cannot emit them.
+// Type declarations for the mha-lens JS API (web/src/engine/engine.js), written by hand: Emscripten
+// 3.1.6 cannot emit them. tests/js/catalogue.test.js checks StepId, StepOp, AxisName and Pass
+// against the engine's step catalogue, and tests/js/i18n.test.js ErrorCode against its messages.
 
 /** A config in the symbols of the walkthrough. B, T, C and H are required. */
 export interface Config {
@@ -52,12 +53,42 @@ export interface Weights<T = Float32Array> {
   bo?: T; // [C]
 }
 
+/** The walkthrough's steps, in catalogue order (cpp/src/catalogue.cpp). */
 export type StepId =
   | 'x' | 'source' | 'q' | 'k' | 'v' | 'q_split' | 'k_split' | 'v_split' | 'q_heads' | 'k_heads' | 'v_heads'
   | 'k_shared' | 'v_shared' | 'k_t' | 'scores' | 'scaled' | 'masked' | 'weights' | 'context' | 'context_t'
   | 'concat' | 'output';
 
+export type StepOp = 'input' | 'projection' | 'reshape' | 'transpose' | 'repeat' | 'matmul' | 'scale' | 'mask' | 'softmax' | 'merge';
+
 export type AxisName = 'B' | 'T' | 'Tq' | 'Tk' | 'C' | 'H' | 'Hkv' | 'D' | 'H·D' | 'Hkv·D';
+
+/** Which way through attention a step belongs to (the forward pass only, so far). */
+export type Pass = 'forward' | 'backward' | 'tiled' | 'incremental';
+
+/**
+ * One entry of the engine's step catalogue: what a step is, for every run. Its text fields are
+ * templates the engine fills in per run (a run's Step has them filled): `{src}` is the sequence K
+ * and V come from, `{k_heads}` the K heads the scores read, `{Hkv}` the K/V heads (H in plain
+ * MHA), `{+bq}` a bias term, `{group}` H/Hkv.
+ */
+export interface CatalogueEntry {
+  id: StepId;
+  pass: Pass;
+  op: StepOp;
+  /** The step this one is computed from ("" for an input); may be a slot such as "{src}". */
+  input: string;
+  /** Axis symbols, comma-separated, e.g. "B,Tk,Hkv·D". */
+  axes: string;
+  /** English title; the page's titles in both languages are keyed by id (`step.<id>`). */
+  title: string;
+  formula: string;
+  latex: string;
+  /** The step whose buffer this one views without copying, or "". */
+  viewOf: string;
+  /** When a step appears: always, in cross-attention only, or under GQA/MQA only. */
+  when: 'always' | 'cross' | 'grouped';
+}
 
 /**
  * One step of the walkthrough and the tensor it produced. Its `shape`, `axes` and `strides` arrays
@@ -65,22 +96,23 @@ export type AxisName = 'B' | 'T' | 'Tq' | 'Tk' | 'C' | 'H' | 'Hkv' | 'D' | 'H·D
  */
 export interface Step {
   id: StepId;
-  /** Short English title; web/src/i18n.js has it in English and Chinese as `step.<id>`. */
+  /** Short English title (the catalogue's); web/src/text/en.js and zh.js have it as `step.<id>`. */
   title: string;
-  op: 'input' | 'projection' | 'reshape' | 'transpose' | 'repeat' | 'matmul' | 'scale' | 'mask' | 'softmax' | 'merge';
+  op: StepOp;
+  /** The id of the step this one is computed from in this run ("source" for K in cross-attention, …); "" for an input. */
+  input: StepId | '';
   /** Symbolic formula, e.g. "Q = X·Wq + bq". */
   formula: string;
+  /** The same formula in LaTeX, e.g. "Q = XW_q + b_q". */
+  latex: string;
   /** The formula with this config's shapes, e.g. "[2,4,8] @ [8,8] + [8] → [2,4,8]". */
   shapeFormula: string;
   shape: readonly number[];
   axes: readonly AxisName[];
   /**
    * Values in row-major order of `shape`; masked scores are -Infinity. Owned by the run (never a
-   * view of the wasm heap): the arrays of a run are windows on one buffer of its own (a big run's
-   * scores-sized steps have one each, filled head by head during the run), and steps
-   * whose values are the same numbers in the same order (q_split and q, a mask that masks
-   * nothing and scaled, concat and context_t) share one array. Treat it as read-only.
-   * null in `run.steps` of a lazy run: ask `run.step(id)` for them.
+   * view of the wasm heap); treat it as read-only. null in `run.steps` of a lazy run: ask
+   * `run.step(id)` for them.
    */
   data: Float32Array | null;
   /** Set on a step returned by `run.step(id, {batch, head})`: the slice its values are. */
@@ -124,8 +156,8 @@ export interface Summary {
 export class Run {
   readonly steps: Step[];
   readonly summary: Summary;
-  /** e.g. a query row whose keys are all masked (its weights are 0; PyTorch gives NaN). */
-  readonly warnings: string[];
+  /** e.g. queries whose keys are all masked (their weights are 0; PyTorch gives NaN). */
+  readonly warnings: MhaWarning[];
   /** [B, Tq, C] */
   readonly output: Float32Array;
   /**
@@ -143,11 +175,9 @@ export class Run {
    */
   step(id: StepId | string, slice?: StepSlice): Step;
   /**
-   * Hands this run's arrays back to the engine, which fills them with the next run of the same
-   * size instead of allocating fresh memory (the larger part of handing a B=1 T=512 C=768 H=12
-   * trace to JS). Afterwards every array of this run (step data, output, seeded weights) is empty
-   * (detached) and step() throws. Call it once nothing uses the run, e.g. when the next run
-   * replaces it. Calling it again does nothing.
+   * Lets go of this run's arrays at once (a slider's previous run, say): every array the run made
+   * (step data, output, seeded weights; never the caller's own tensors) is emptied (its buffer
+   * detached), and step() throws. Calling it again does nothing.
    */
   release(): void;
 }
@@ -157,11 +187,38 @@ export type ErrorCode =
   | 'bad_key_lengths' | 'bad_tensor_length' | 'non_finite' | 'bad_value' | 'memory_cap' | 'unknown_step' | 'released'
   | 'out_of_memory' | 'internal';
 
+/** The engine's message table: every error and warning, by key, in English and Chinese. */
+export type MessageTable = Readonly<Record<string, { readonly en: string; readonly zh: string }>>;
+
+/**
+ * An invalid config or input. Data, not a sentence: a stable `code`, the message `key` (the code,
+ * or the code and a variant, e.g. "bad_size.below_one"), the `field` at fault and the `params` its
+ * message is made from. `message` is the English; `messageIn('zh')` the Chinese.
+ */
 export class MhaError extends Error {
   readonly name: 'MhaError';
   readonly code: ErrorCode;
+  /** The key of the message in engine.messages, e.g. "not_divisible" or "bad_type.value". */
+  readonly key: string;
   /** The config field at fault: "C", "H", "keyLengths", "weights.Wq", ... */
   readonly field: string;
+  /** What the message is made from, e.g. { C: '10', H: '4', divisors: '1, 2, 5, 10' }. */
+  readonly params: Readonly<Record<string, string | number>>;
+  /** The message in 'en' or 'zh'. */
+  messageIn(lang: 'en' | 'zh'): string;
+}
+
+/** Something unusual about a run's result, e.g. queries whose keys are all masked. */
+export class MhaWarning {
+  /** The key of the message in engine.messages, e.g. "warning.fully_masked". */
+  readonly key: string;
+  readonly params: Readonly<Record<string, string | number>>;
+  /** The English message (also what toString() and JSON give). */
+  readonly message: string;
+  /** The message in 'en' or 'zh'. */
+  messageIn(lang: 'en' | 'zh'): string;
+  toString(): string;
+  toJSON(): string;
 }
 
 export interface TorchParams {
@@ -176,6 +233,12 @@ export interface TorchParams {
 export interface Engine {
   /** Validates and runs; throws MhaError naming the first problem. The engine stays usable. */
   run(config: Config): Run;
+  /** Checks `config` as run() would (sizes, memory, tensors) and runs nothing; throws MhaError naming the first problem. */
+  validate(config: Config): void;
+  /** Every step the engine knows, in walkthrough order (a fresh copy each time). */
+  readonly catalogue: CatalogueEntry[];
+  /** Every error and warning message, in English and Chinese, that MhaError and MhaWarning render from. */
+  readonly messages: MessageTable;
   /** PyTorch nn.MultiheadAttention parameters → this layout. */
   fromTorch(params: TorchParams): Weights;
   /**

@@ -11,6 +11,7 @@
 import createMhaModule from '../../dist/mha_engine.mjs';
 import { MhaError, MhaWarning } from './errors.js';
 import { Run, sliceOf } from './run.js';
+import { isPlainObject } from './values.js';
 
 export { MhaError, MhaWarning, Run };
 
@@ -23,7 +24,7 @@ const TENSOR_KEYS = ['x', 'kv', 'weights'];
  * the engine as it is, which refuses it by name.
  */
 function splitConfig(config) {
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) return { rest: config, tensors: {} };
+  if (!isPlainObject(config)) return { rest: config, tensors: {} };
   const rest = Object.create(null);
   const tensors = {};
   for (const key of Object.keys(config)) {
@@ -31,7 +32,7 @@ function splitConfig(config) {
     if (TENSOR_KEYS.includes(key)) tensors[key] = value;
     else rest[key] = value;
   }
-  if (tensors.weights && typeof tensors.weights === 'object' && !Array.isArray(tensors.weights) && !ArrayBuffer.isView(tensors.weights)) {
+  if (isPlainObject(tensors.weights)) {
     const weights = Object.create(null);
     for (const key of Object.keys(tensors.weights)) weights[key] = tensors.weights[key];
     tensors.weights = weights;

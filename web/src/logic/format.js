@@ -1,18 +1,16 @@
 // Pure formatting shared by the CLI and the page: no DOM, no engine.
+import { chainSteps } from '../model/steps.js';
 
 /** "[2,4,8]" */
 export const shapeText = (shape) => `[${shape.join(',')}]`;
 
-// The query path through the walkthrough: the steps a learner follows from X to the output.
-const CHAIN = ['x', 'q', 'q_split', 'q_heads', 'scores', 'weights', 'context', 'context_t', 'concat', 'output'];
-const NAMED_IN_CHAIN = new Set(['scores', 'weights', 'context', 'concat', 'output']);
+// The steps the chain names as well as shows: attention's own tensors, then the merged heads and
+// the output (tests/js/catalogue.test.js checks they are catalogue ids).
+export const NAMED_IN_CHAIN = ['scores', 'weights', 'context', 'concat', 'output'];
 
 /** "[2,4,8] → [2,4,8] → [2,4,2,4] → [2,2,4,4] → scores [2,2,4,4] → ... → output [2,4,8]" */
 export function shapeChain(steps) {
-  const byId = new Map(steps.map((step) => [step.id, step]));
-  return CHAIN.filter((id) => byId.has(id))
-    .map((id) => (NAMED_IN_CHAIN.has(id) ? `${id} ` : '') + shapeText(byId.get(id).shape))
-    .join(' → ');
+  return chainSteps(steps).map((step) => (NAMED_IN_CHAIN.includes(step.id) ? `${step.id} ` : '') + shapeText(step.shape)).join(' → ');
 }
 
 /** A value as the CLI and tooltips print it: fixed width, −∞ for masked scores. */
@@ -69,10 +67,4 @@ export function layoutTensor(step, digits = 4) {
     }
   }
   return lines;
-}
-
-/** The steps of the query path (the same ones shapeChain prints), for the page's chip chain. */
-export function chainSteps(steps) {
-  const byId = new Map(steps.map((step) => [step.id, step]));
-  return CHAIN.filter((id) => byId.has(id)).map((id) => byId.get(id));
 }

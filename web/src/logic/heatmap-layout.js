@@ -1,9 +1,6 @@
 // Geometry of the attention heatmaps: which (batch, head) panels a step has, where each cell and
 // token label goes, and which cell a point is over. No DOM: tests/js/heatmap-layout.test.js.
 
-/** Steps that hold a [B, H, Tq, Tk] score or weight tensor and can be drawn as heatmaps. */
-export const HEATMAP_STEPS = ['scores', 'scaled', 'masked', 'weights'];
-
 /**
  * One panel per (batch, head) of a [B, H, Tq, Tk] step, in row-major order, with the K/V head it
  * reads (GQA/MQA: H/Hkv query heads share one) and where its values start in `step.data`.

@@ -3,31 +3,6 @@
 // colours in place, a reshape regroups the same cells, a transpose moves them. No DOM.
 
 const HEAD_AXES = new Set(['H', 'Hkv']);
-
-/** The step whose tensor a step reads (for the animation and the "element count" answer). */
-export function inputOf(step, ids) {
-  const has = (id) => ids.includes(id);
-  const kv = has('source') ? 'source' : 'x';
-  switch (step.id) {
-    case 'x': case 'source': return null;
-    case 'q': return 'x';
-    case 'k': case 'v': return kv;
-    case 'q_split': case 'k_split': case 'v_split': return step.id[0];
-    case 'q_heads': case 'k_heads': case 'v_heads': return `${step.id[0]}_split`;
-    case 'k_shared': case 'v_shared': return `${step.id[0]}_heads`;
-    case 'k_t': return has('k_shared') ? 'k_shared' : 'k_heads';
-    case 'scores': return 'q_heads';
-    case 'scaled': return 'scores';
-    case 'masked': return 'scaled';
-    case 'weights': return has('masked') ? 'masked' : 'scaled';
-    case 'context': return 'weights';
-    case 'context_t': return 'context';
-    case 'concat': return 'context_t';
-    case 'output': return 'concat';
-    default: return null;
-  }
-}
-
 const GAP = 1; // cells of space between groups
 
 /**

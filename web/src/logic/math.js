@@ -1,7 +1,7 @@
 // Formulas as real math: MathML rendered ahead of time by KaTeX (scripts/render_formulas.js writes
 // web/dist/formulas.mjs), so the page ships no KaTeX, no CSS and no fonts, and needs no style
 // exception in its CSP.
-import { FORMULAS } from '../dist/formulas.mjs';
+import { FORMULAS } from '../../dist/formulas.mjs';
 
 const escapeText = (text) => String(text).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 

@@ -2,19 +2,21 @@
 // walkthrough and a heatmap that follows it), or an iframe for hosts that cannot run scripts.
 // Every value is escaped for an HTML attribute: tokens are the reader's own text. No DOM.
 import { DEFAULT_STATE } from './page-state.js';
+import { CONFIG_ATTRIBUTES, CONFIG_FIELDS } from '../model/config-input.js';
 
 const escapeAttribute = (text) => String(text).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-const FIELDS = [['B', 'b'], ['Tk', 'tk'], ['C', 'c'], ['H', 'h'], ['Hkv', 'hkv'], ['mask', 'mask'], ['keyLengths', 'key-lengths'], ['seed', 'seed']];
+// T follows the tokens, and bias is written only when it is off.
+const FIELDS = CONFIG_FIELDS.filter(({ field }) => !['T', 'tokens', 'bias'].includes(field));
 
 /** Config attributes for a page state, as [name, value] pairs (defaults left out except b, c, h). */
 export function configAttributes(state, tokens) {
   const pairs = [['tokens', tokens.join(' ')]];
-  for (const [field, name] of FIELDS) {
+  for (const { field, attribute } of FIELDS) {
     const value = state[field];
     if (value === null || value === undefined || value === '') continue;
     if (!['B', 'C', 'H'].includes(field) && value === DEFAULT_STATE[field]) continue;
-    pairs.push([name, value]);
+    pairs.push([attribute, value]);
   }
   if (state.bias === false) pairs.push(['bias', 'false']);
   return pairs;
@@ -41,7 +43,7 @@ export function embedSnippets(state, tokens, { bundleUrl, embedUrl, lang }) {
 
 /** Attributes an iframe page may set on its element (anything else in its URL is ignored). */
 export const EMBED_ELEMENTS = ['walkthrough', 'heatmap', 'shapes', 'playground'];
-export const EMBED_ATTRIBUTES = ['b', 't', 'tk', 'c', 'h', 'hkv', 'mask', 'key-lengths', 'bias', 'seed', 'tokens', 'lang', 'step', 'from', 'to', 'batch', 'head', 'only', 'theme'];
+export const EMBED_ATTRIBUTES = [...CONFIG_ATTRIBUTES, 'lang', 'step', 'from', 'to', 'batch', 'head', 'only', 'theme'];
 
 /** The element and attributes an iframe URL asks for. */
 export function embedRequest(search) {

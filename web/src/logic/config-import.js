@@ -4,6 +4,11 @@
 // code the page words in the reader's language. The engine then judges the values themselves.
 // No DOM: tests/js/config-import.test.js.
 import { DEFAULT_STATE } from './page-state.js';
+import { formatBytes } from './format.js';
+import { isPlainObject } from '../engine/values.js';
+import { CONFIG_FIELDS, MAX_MADE_UP_TOKENS, parseTokens, withTokens } from '../model/config-input.js';
+import { PageError } from '../text/page-error.js';
+import { translator } from '../text/translate.js';
 
 /** Larger files are refused before they are read or parsed. */
 export const MAX_IMPORT_BYTES = 5 * 2 ** 20;
@@ -11,28 +16,39 @@ export const MAX_IMPORT_BYTES = 5 * 2 ** 20;
 /** Deeper nesting is refused before parsing (a snapshot is 3 levels deep). */
 export const MAX_IMPORT_DEPTH = 16;
 
-/** Tokens made up from T when a config gives no tokens: no more than this many. */
-export const MAX_MADE_UP_TOKENS = 4096;
-
-const NUMBER_FIELDS = ['B', 'T', 'Tk', 'C', 'H', 'Hkv', 'seed'];
-const CONFIG_FIELDS = [...NUMBER_FIELDS, 'mask', 'bias', 'keyLengths', 'tokens'];
+// The JSON each kind of config field takes (model/config-input.js), named as the message names it,
+// and whether null counts as not given. Tokens are read apart.
+const JSON_TYPES = {
+  number: { expected: 'number', fits: (value) => typeof value === 'number', nullable: true },
+  text: { expected: 'string', fits: (value) => typeof value === 'string', nullable: false },
+  bias: { expected: 'boolean', fits: (value) => typeof value === 'boolean', nullable: false },
+  numbers: { expected: 'numbers', fits: (value) => Array.isArray(value) && value.every((n) => typeof n === 'number'), nullable: true },
+};
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** An import refused: `code` names the reason, `params` fills the message's placeholders. */
-export class ImportError extends Error {
-  constructor(code, params = {}, message = code) {
-    super(message);
+/**
+ * An import refused: `code` names the reason (its words are `import.error.<code>`), `params` fill
+ * them. Like every error the page shows, it says itself: `messageIn(lang)`.
+ */
+export class ImportError extends PageError {
+  constructor(code, params = {}) {
+    super({ code, field: 'import', key: `import.error.${code}`, params });
     this.name = 'ImportError';
-    this.code = code;
-    this.params = params;
+  }
+
+  /** The reason in `lang` ('en' or 'zh'): sizes in binary units, the expected type in words. */
+  messageIn(lang) {
+    const t = translator(lang);
+    const params = { ...this.params };
+    if (this.code === 'tooLarge') Object.assign(params, { size: formatBytes(params.size), max: formatBytes(params.max) });
+    if (params.expected !== undefined) params.expected = t(`import.type.${params.expected}`);
+    return t(this.key, params);
   }
 }
 
-const isPlainObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
-
 /** Refuses a size in bytes above the limit (call it with a File's size before reading it). */
 export function checkImportSize(bytes, max = MAX_IMPORT_BYTES) {
-  if (!(bytes <= max)) throw new ImportError('tooLarge', { size: bytes, max }, `The file has ${bytes} bytes; at most ${max} are read.`);
+  if (!(bytes <= max)) throw new ImportError('tooLarge', { size: bytes, max });
 }
 
 // The deepest nesting of [ and { outside strings, stopping as soon as it passes `max`: one linear
@@ -75,21 +91,21 @@ function forbiddenKey(value) {
 
 /** JSON text → the parsed value, or ImportError('tooLarge' | 'tooDeep' | 'notJson' | 'forbiddenKey'). */
 export function parseImportText(text, { maxBytes = MAX_IMPORT_BYTES, maxDepth = MAX_IMPORT_DEPTH } = {}) {
-  if (typeof text !== 'string') throw new ImportError('notJson', { detail: typeof text }, 'The import is not text.');
+  if (typeof text !== 'string') throw new ImportError('notJson', { detail: typeof text });
   // UTF-16 length is at most the UTF-8 byte count… and at least a third of it: check both bounds cheaply.
   if (text.length > maxBytes) checkImportSize(text.length, maxBytes);
   if (text.length * 3 > maxBytes) checkImportSize(new TextEncoder().encode(text).length, maxBytes);
-  if (text.trim() === '') throw new ImportError('empty', {}, 'There is nothing to import.');
+  if (text.trim() === '') throw new ImportError('empty', {});
   const depth = nestingDepth(text, maxDepth);
-  if (depth > maxDepth) throw new ImportError('tooDeep', { max: maxDepth }, `The JSON is nested more than ${maxDepth} levels deep.`);
+  if (depth > maxDepth) throw new ImportError('tooDeep', { max: maxDepth });
   let value;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ImportError('notJson', { detail: error.message.slice(0, 200) }, `This is not JSON: ${error.message}`);
+    throw new ImportError('notJson', { detail: error.message.slice(0, 200) });
   }
   const key = forbiddenKey(value);
-  if (key !== null) throw new ImportError('forbiddenKey', { key }, `The key "${key}" is not allowed.`);
+  if (key !== null) throw new ImportError('forbiddenKey', { key });
   return value;
 }
 
@@ -101,39 +117,38 @@ const typeName = (value) => (value === null ? 'null' : Array.isArray(value) ? 'a
  * the sizes make a valid run is the engine's call. Fields not given take their defaults.
  */
 export function configFromImport(value) {
-  if (!isPlainObject(value)) throw new ImportError('notObject', { type: typeName(value) }, 'The JSON must be an object: a snapshot or a config.');
+  if (!isPlainObject(value)) throw new ImportError('notObject', { type: typeName(value) });
   const snapshot = value.tool === 'mha-lens' || isPlainObject(value.config);
   const source = snapshot ? value.config : value;
-  if (!isPlainObject(source)) throw new ImportError('noConfig', {}, 'The snapshot has no config object.');
+  if (!isPlainObject(source)) throw new ImportError('noConfig', {});
   const tokenSource = snapshot && source.tokens === undefined ? value.tokens : source.tokens;
-  if (!CONFIG_FIELDS.some((field) => source[field] !== undefined) && tokenSource === undefined) {
-    throw new ImportError('noConfig', {}, 'There is no config field (B, T, C, H, …) in this JSON.');
+  if (!CONFIG_FIELDS.some(({ field }) => source[field] !== undefined) && tokenSource === undefined) {
+    throw new ImportError('noConfig', {});
   }
-  const wrong = (field, expected) => new ImportError('wrongType', { field, expected }, `${field} must be ${expected}, not ${typeName(source[field])}.`);
-  for (const field of NUMBER_FIELDS) {
-    if (source[field] !== undefined && source[field] !== null && typeof source[field] !== 'number') throw wrong(field, 'number');
+  for (const { field, kind } of CONFIG_FIELDS) {
+    const value = source[field];
+    const type = JSON_TYPES[kind];
+    if (!type || value === undefined || (value === null && type.nullable) || type.fits(value)) continue;
+    throw new ImportError('wrongType', { field, expected: type.expected });
   }
-  if (source.mask !== undefined && typeof source.mask !== 'string') throw wrong('mask', 'string');
-  if (source.bias !== undefined && typeof source.bias !== 'boolean') throw wrong('bias', 'boolean');
-  const lengths = source.keyLengths;
-  if (lengths !== undefined && lengths !== null && !(Array.isArray(lengths) && lengths.every((n) => typeof n === 'number'))) throw wrong('keyLengths', 'numbers');
 
   let tokens = null;
   if (tokenSource !== undefined && tokenSource !== null) {
-    if (typeof tokenSource === 'string') tokens = tokenSource.trim().split(/\s+/u).filter(Boolean);
-    else if (Array.isArray(tokenSource) && tokenSource.every((t) => typeof t === 'string' || typeof t === 'number')) tokens = tokenSource.flatMap((t) => String(t).trim().split(/\s+/u).filter(Boolean));
-    else throw new ImportError('wrongType', { field: 'tokens', expected: 'strings' }, `tokens must be strings, not ${typeName(tokenSource)}.`);
+    if (typeof tokenSource === 'string') tokens = parseTokens(tokenSource);
+    else if (Array.isArray(tokenSource) && tokenSource.every((t) => typeof t === 'string' || typeof t === 'number')) tokens = tokenSource.flatMap(parseTokens);
+    else throw new ImportError('wrongType', { field: 'tokens', expected: 'strings' });
     if (tokens.length === 0) tokens = null;
   }
   const T = source.T;
   if (tokens && T !== undefined && T !== null && T !== tokens.length) {
-    throw new ImportError('tokensMismatch', { T, n: tokens.length }, `T=${T} but there are ${tokens.length} tokens.`);
+    throw new ImportError('tokensMismatch', { T, n: tokens.length });
   }
   if (!tokens && T !== undefined && T !== null) {
     // T without tokens: t0, t1, … — only for a T the page could show; the engine names the rest.
-    if (!Number.isInteger(T) || T < 1 || T > MAX_MADE_UP_TOKENS) throw new ImportError('badT', { T: String(T), max: MAX_MADE_UP_TOKENS }, `T=${T} must be a whole number from 1 to ${MAX_MADE_UP_TOKENS}.`);
-    tokens = Array.from({ length: T }, (_, i) => `t${i}`);
+    if (!Number.isInteger(T) || T < 1 || T > MAX_MADE_UP_TOKENS) throw new ImportError('badT', { T: String(T), max: MAX_MADE_UP_TOKENS });
+    ({ tokens } = withTokens({ T }));
   }
+  const lengths = source.keyLengths;
   return {
     tokens: tokens ? tokens.join(' ') : null,
     B: source.B ?? DEFAULT_STATE.B,

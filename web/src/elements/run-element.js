@@ -1,0 +1,166 @@
+// What <mha-walkthrough>, <mha-heatmap> and <mha-shapes> share: where their run comes from (a run
+// handed in, their own config run on the page's engine, or another element they follow) and when
+// they draw. Every new run, whatever its source, is announced once with `mha-run`.
+import { MhaError } from '../engine/engine.js';
+import { CONFIG_ATTRIBUTES, configFromAttributes, configFromProperty } from '../model/config-input.js';
+import { PageError } from '../text/page-error.js';
+import { el, langOf } from './dom.js';
+import { engineLoadError, getEngine } from './page-engine.js';
+import { baseStyles } from './styles.js';
+
+/** Attributes that make a standalone element recompute. */
+export const SOURCE_ATTRIBUTES = [...CONFIG_ATTRIBUTES, 'for'];
+
+/**
+ * What <mha-walkthrough>, <mha-heatmap> and <mha-shapes> share: a shadow root with their styles,
+ * where their run comes from (a run handed in through `takeRun`, which wins, or a RunSource: their
+ * own config or the element named by `for`), and drawing. Source attributes recompute the run;
+ * any other attribute redraws once per task. A subclass implements `acceptRun(run, tokens)` (a new
+ * run arrived) and `draw()` (paint the shadow root; called only while connected), and may
+ * implement `followStep(id)` (the followed element moved to step `id`).
+ */
+export class RunElement extends HTMLElement {
+  #external = false;
+  #source = new RunSource(this, (run, tokens) => this.#accept(run, tokens), { onStep: (id) => this.followStep(id) });
+  #renderQueued = false;
+
+  constructor(styles) {
+    super();
+    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [baseStyles(), styles];
+  }
+
+  connectedCallback() {
+    this.render();
+    if (!this.#external) this.#source.refresh();
+  }
+
+  disconnectedCallback() { this.#source.disconnect(); }
+
+  attributeChangedCallback(name, oldValue, newValue) {
+    if (oldValue === newValue) return;
+    if (SOURCE_ATTRIBUTES.includes(name)) {
+      if (!this.#external && this.isConnected) this.#source.refresh();
+    } else {
+      this.scheduleRender();
+    }
+  }
+
+  /** Config in the walkthrough's names ({B, T, C, H, …, tokens}); the element runs it itself. */
+  get config() { return this.#source.config; }
+  set config(config) {
+    this.#source.config = config;
+    this.#external = false;
+    this.#source.refresh();
+  }
+
+  /** Shows `run` from now on, instead of running its own config or following another element. */
+  takeRun(run, tokens) {
+    this.#external = true;
+    this.#source.disconnect();
+    this.#accept(run, tokens);
+  }
+
+  // Every new run, whatever its source (handed in, its own config, a followed element), is taken
+  // and then announced once: elements that follow this one hear `mha-run` once per run.
+  #accept(run, tokens) {
+    this.acceptRun(run, tokens);
+    if (run) this.dispatchEvent(new CustomEvent('mha-run', { detail: { run, tokens } }));
+  }
+
+  followStep() {}
+
+  /** Draws now; a draw already scheduled is dropped. */
+  render() {
+    this.#renderQueued = false;
+    if (this.isConnected) this.draw();
+  }
+
+  // Several attribute or property changes in one task (the playground sets step, batch, head,
+  // tokens and run together) draw once.
+  scheduleRender() {
+    if (this.#renderQueued) return;
+    this.#renderQueued = true;
+    queueMicrotask(() => { if (this.#renderQueued) this.render(); });
+  }
+}
+
+/**
+ * Where an element's run comes from when no one hands it one through the `run` property: the
+ * element named by its `for` attribute (it follows that element's `mha-run` events), or its own
+ * config (`config` property or attributes) run on the shared engine. An invalid config shows the
+ * engine's message inside the element, keeps the last valid run, and fires `mha-error`.
+ */
+export class RunSource {
+  #host;
+  #apply;
+  #followed = null;
+  // A run this element already shows (two elements that follow each other) is not taken again.
+  #onRun = (event) => { if (event.detail.run !== this.#host.run) this.#apply(event.detail.run, event.detail.tokens); };
+  #onStep = (event) => this.#step?.(event.detail.step);
+  #step;
+  #ticket = 0;
+  config = null;
+
+  /** `apply(run, tokens)` takes a new run; `onStep(id)` hears the followed element's steps. */
+  constructor(host, apply, { onStep } = {}) {
+    this.#host = host;
+    this.#apply = apply;
+    this.#step = onStep;
+  }
+
+  async refresh() {
+    const host = this.#host;
+    this.#unfollow();
+    if (!host.isConnected) return;
+    const forId = host.getAttribute('for');
+    if (forId) {
+      const target = host.getRootNode().getElementById?.(forId) ?? document.getElementById(forId);
+      if (!target) return this.#error(new PageError({ code: 'missing', field: 'for', key: 'error.for_missing', params: { id: forId } }));
+      this.#followed = target;
+      target.addEventListener('mha-run', this.#onRun);
+      target.addEventListener('mha-step', this.#onStep);
+      if (target.run) this.#apply(target.run, target.tokens);
+      return undefined;
+    }
+    const { config, tokens } = this.config ? configFromProperty(this.config) : configFromAttributes((name) => host.getAttribute(name));
+    const ticket = ++this.#ticket;
+    let engine;
+    try {
+      engine = await getEngine({ wasmUrl: host.getAttribute('wasm-url') });
+    } catch (error) {
+      return this.#error(engineLoadError(error));
+    }
+    if (ticket !== this.#ticket) return undefined; // a newer config arrived while the engine loaded
+    let run;
+    try {
+      run = engine.run(config);
+    } catch (error) {
+      if (!(error instanceof MhaError)) throw error;
+      return this.#error(error);
+    }
+    this.#host.shadowRoot.querySelector(':scope > .element-error')?.remove();
+    this.#apply(run, tokens);
+    return undefined;
+  }
+
+  disconnect() {
+    this.#unfollow();
+    this.#ticket++;
+  }
+
+  #unfollow() {
+    this.#followed?.removeEventListener('mha-run', this.#onRun);
+    this.#followed?.removeEventListener('mha-step', this.#onStep);
+    this.#followed = null;
+  }
+
+  #error(error) {
+    const { code, field, message } = error;
+    const root = this.#host.shadowRoot;
+    root.querySelector(':scope > .element-error')?.remove();
+    if (!this.#host.run) root.replaceChildren(); // nothing to keep: the message replaces "loading"
+
+    root.prepend(el('p', { class: 'error element-error', role: 'alert', 'data-field': field }, error.messageIn(langOf(this.#host))));
+    this.#host.dispatchEvent(new CustomEvent('mha-error', { bubbles: true, composed: true, detail: { code, field, message } }));
+  }
+}

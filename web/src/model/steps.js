@@ -1,0 +1,40 @@
+// The walkthrough's steps as the page uses them, read from what the engine says about each one (a
+// run's step objects and engine.catalogue, both from cpp/src/catalogue.cpp): which step a step is
+// computed from, the query path the shape chain follows, the scores-sized steps a heatmap shows,
+// and a step's title in the reader's language. Nothing here lists a step's facts again; tests/js/
+// catalogue.test.js checks the page's words and docs against the catalogue. No DOM.
+
+/** The step of `steps` that `step` is computed from (its `input`), or null for an input. */
+export function inputStep(step, steps) {
+  return step.input ? steps.find((s) => s.id === step.input) ?? null : null;
+}
+
+// Steps the chain passes over: they keep the shape and the meaning of the step they scale or mask.
+const PASSED_OVER = new Set(['scale', 'mask']);
+
+/**
+ * The query path from X to the output, as the shape chain shows it: each step's input followed
+ * back from `output` (x → q → q_split → q_heads → scores → weights → … → output).
+ */
+export function chainSteps(steps) {
+  const byId = new Map(steps.map((step) => [step.id, step]));
+  const chain = [];
+  for (let step = byId.get('output'); step && chain.length <= steps.length; step = byId.get(step.input)) {
+    if (!PASSED_OVER.has(step.op)) chain.unshift(step);
+  }
+  return chain;
+}
+
+/** True for a step shaped [B, H, Tq, Tk]: scores, scaled, masked and weights. */
+export const isScoresSized = (step) => step.axes.join(',') === 'B,H,Tq,Tk';
+
+/** 'MHA' (as many K/V heads as query heads), 'MQA' (one K/V head) or 'GQA' (groups between). */
+export function headSharing({ H, Hkv }) {
+  if (Hkv === H) return 'MHA';
+  return Hkv === 1 ? 'MQA' : 'GQA';
+}
+
+/** A step's title in the language of `t`; a run's `summary` names its head sharing (GQA or MQA). */
+export function stepTitle(t, id, summary) {
+  return t(`step.${id}`, { heads: headSharing(summary) });
+}
