@@ -30,7 +30,7 @@ export interface Config {
   kv?: Float32Array | number[];
   /** Explicit parameters in the layout Q = X·Wq + bq (see engine.fromTorch for PyTorch's). */
   weights?: Partial<Weights<Float32Array | number[]>>;
-  /** Bytes of snapshots a run may hold; default 256 MiB. */
+  /** Bytes a run may allocate, all told (inputs, weights, the tensors of the pass, snapshots); default 256 MiB. */
   memoryCap?: number;
   /**
    * true (default): every step with its values. false: compute the output only (run.steps is
@@ -221,14 +221,42 @@ export class MhaWarning {
   toJSON(): string;
 }
 
-export interface TorchParams {
-  in_proj_weight: Float32Array | number[]; // [3C, C]
-  in_proj_bias?: Float32Array | number[] | null; // [3C]
-  out_proj_weight: Float32Array | number[]; // [C, C]; 'out_proj.weight' also accepted
-  out_proj_bias?: Float32Array | number[] | null; // [C]; 'out_proj.bias' also accepted
-  /** embed_dim; default √(out_proj_weight.length). */
+type Tensor = Float32Array | number[];
+
+/**
+ * nn.MultiheadAttention's parameters, by attribute name or by state_dict name: the output
+ * projection as `out_proj_weight`/`out_proj_bias` or `'out_proj.weight'`/`'out_proj.bias'`.
+ */
+export type TorchParams = {
+  in_proj_weight: Tensor; // [3C, C]
+  in_proj_bias?: Tensor | null; // [3C]
+  /** embed_dim; default √(out projection's length). */
   C?: number;
+} & (
+  | { out_proj_weight: Tensor; out_proj_bias?: Tensor | null } // [C, C], [C]
+  | { 'out_proj.weight': Tensor; 'out_proj.bias'?: Tensor | null }
+);
+
+/** One nn.Linear: weight [out_features, C], bias [out_features]. */
+export interface LinearLayer {
+  weight: Tensor;
+  bias?: Tensor | null;
 }
+
+/**
+ * The separate projections of a Hugging Face-style attention module, by state_dict name
+ * ('q_proj.weight', …, 'out_proj.bias') or nested ({ q_proj: { weight, bias }, … }). K and V may
+ * have fewer heads than Q. Biases: all four or none.
+ */
+export type LinearParams = {
+  /** embed_dim; default √(out_proj.weight's length). */
+  C?: number;
+  q_proj?: LinearLayer; k_proj?: LinearLayer; v_proj?: LinearLayer; out_proj?: LinearLayer;
+  'q_proj.weight'?: Tensor; 'q_proj.bias'?: Tensor | null;
+  'k_proj.weight'?: Tensor; 'k_proj.bias'?: Tensor | null;
+  'v_proj.weight'?: Tensor; 'v_proj.bias'?: Tensor | null;
+  'out_proj.weight'?: Tensor; 'out_proj.bias'?: Tensor | null;
+};
 
 export interface Engine {
   /** Validates and runs; throws MhaError naming the first problem. The engine stays usable. */
@@ -241,6 +269,8 @@ export interface Engine {
   readonly messages: MessageTable;
   /** PyTorch nn.MultiheadAttention parameters → this layout. */
   fromTorch(params: TorchParams): Weights;
+  /** Separate q/k/v/out nn.Linear projections (Hugging Face style) → this layout. */
+  fromLinear(params: LinearParams): Weights;
   /**
    * c = a · b for row-major a [M, K] and b [K, N], with the engine's own matrix product (the one
    * `npm run bench` compares with the peers). Returns an owned c [M, N].
