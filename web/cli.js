@@ -15,6 +15,7 @@ Sizes:   --B batch  --T query length  --Tk key/value length (cross-attention)
 Options: --mask none|causal   --key-lengths 4,3 (padding mask, one per batch row)
          --seed <n>   --no-bias   --memory-cap <bytes>
 Output:  --json (the whole trace)   --step <id> (that tensor laid out by its axes)
+         --backward (also the backward pass, for L = Σ output: dOutput of ones)
          --lang en|zh
 Example: mha-lens walk --B 2 --T 4 --C 8 --H 2 --mask causal --step weights`;
 
@@ -24,6 +25,7 @@ const options = {
   'key-lengths': { type: 'string' }, seed: { type: 'string' }, bias: { type: 'boolean' },
   'no-bias': { type: 'boolean' }, 'memory-cap': { type: 'string' }, json: { type: 'boolean' },
   step: { type: 'string' }, lang: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  backward: { type: 'boolean' },
 };
 
 // "4" → 4; anything else stays text, so that the engine's message quotes what was typed.
@@ -62,7 +64,7 @@ function printWalk(run, t, lang) {
 
   const header = ['#', t('cli.step'), t('cli.formula'), t('cli.shape'), t('cli.axes'), t('cli.changes'), t('cli.elements')];
   const rows = run.steps.map((step, i) => [
-    String(i + 1), `${step.id} · ${t(`step.${step.id}`)}`, step.shapeFormula, shapeText(step.shape),
+    String(i + 1), `${step.id} · ${stepTitle(step, t, lang)}`, step.shapeFormula, shapeText(step.shape),
     step.axes.join(','), step.changesValues ? t('cli.yes') : t('cli.no'), formatCount(step.numel),
   ]);
   const widths = header.map((_, c) => Math.max(...[header, ...rows].map((row) => displayWidth(row[c]))));
@@ -70,6 +72,7 @@ function printWalk(run, t, lang) {
 
   console.log('');
   console.log(`${t('cli.chain')}: ${shapeChain(run.steps)}`);
+  if (run.gradients) console.log(`${t('cli.backwardChain')}: ${backwardChain(run.steps)}`);
   console.log(`${t('cli.parameters')}: ${formatCount(s.parameterCount)} · ${t('cli.kvCache')}: ${formatCount(s.kvCacheBytesPerToken)} ${t('cli.bytesPerToken')} · ${t('cli.flops')}: ${formatCount(s.flops)}`);
   for (const warning of run.warnings) console.log(`${t('cli.warning')}: ${warning.messageIn(lang)}`);
 }
@@ -80,10 +83,33 @@ function printStep(step, t) {
   for (const line of layoutTensor(step)) console.log(line);
 }
 
+// A backward step's title: the engine's (English), or "gradient of" its forward step's title, or
+// of the parameter it names.
+function stepTitle(step, t, lang) {
+  if (!step.id.startsWith('d_')) return t(`step.${step.id}`);
+  if (lang === 'en') return step.title;
+  const of = step.id.slice(2);
+  const key = `step.${of}`;
+  const what = t(key) !== key ? t(key) : of.replace(/^w/, 'W');  // d_wq → Wq, d_bq → bq
+  return t('cli.gradientOf').replace('{what}', what);
+}
+
+// The gradients' shapes from dY back to dX, the three of Q, K and V side by side.
+const BACKWARD_CHAIN = ['d_output', 'd_concat', 'd_context', 'd_weights', 'd_masked', 'd_scores',
+  ['d_q_heads', 'd_k_heads', 'd_v_heads'], ['d_q', 'd_k', 'd_v'], ['d_x', 'd_source']];
+function backwardChain(steps) {
+  const byId = new Map(steps.map((step) => [step.id, step]));
+  return BACKWARD_CHAIN.map((ids) => [ids].flat().filter((id) => byId.has(id)))
+    .filter((ids) => ids.length)
+    .map((ids) => `${ids.join('/')} ${ids.map((id) => shapeText(byId.get(id).shape)).join('/')}`)
+    .join(' → ');
+}
+
 // −∞ (masked scores) has no JSON form: it is written as null.
 const traceJson = (run) => JSON.stringify({
   summary: run.summary,
   warnings: run.warnings,
+  ...(run.gradients ? { gradients: Object.fromEntries(Object.entries(run.gradients).map(([k, v]) => [k, Array.from(v)])) } : {}),
   steps: run.steps.map((step) => ({ ...step, data: Array.from(step.data, (v) => (Number.isFinite(v) ? v : null)) })),
 }, null, 1);
 
@@ -107,7 +133,14 @@ async function main() {
   const engine = await createEngine();
   let run;
   try {
-    run = engine.run(configFrom(values));
+    const config = configFrom(values);
+    if (values.backward) {
+      // dOutput of ones: the gradients of L = Σ output. Sizes are checked first, so that a bad
+      // size is reported as such and never allocates.
+      engine.validate(config);
+      config.dOutput = new Float32Array(config.B * config.T * config.C).fill(1);
+    }
+    run = engine.run(config);
   } catch (error) {
     if (!(error instanceof MhaError)) throw error;
     process.stderr.write(`${t('cli.error')}: ${error.messageIn(lang)}\n`);

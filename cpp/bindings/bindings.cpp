@@ -134,6 +134,12 @@ val trace_to_js(const mha::Trace& t, bool with_weights) {
         warnings.set(i, warning);
     }
     val run = val::object();
+    if (d.backward) {  // dOutput given: the gradients of the inputs and of every parameter
+        val gradients = weights_to_js(t.gradients.weights);
+        gradients.set("x", owned_floats(t.gradients.x));
+        if (d.cross) gradients.set("kv", owned_floats(t.gradients.kv));
+        run.set("gradients", gradients);
+    }
     run.set("summary", summary);
     run.set("steps", steps);
     run.set("warnings", warnings);
@@ -144,7 +150,7 @@ val trace_to_js(const mha::Trace& t, bool with_weights) {
 
 // A JS config and its tensors as a Config: sizes and memory checked before any tensor is copied
 // in, and each tensor's length before its values (which mha::validate checks). config: the JS config without its tensors;
-// tensors: {x, kv, weights: {Wq, …}}, each absent, an Array or a numeric typed array; request:
+// tensors: {x, kv, weights: {Wq, …}, dOutput}, each absent, an Array or a numeric typed array; request:
 // {id, batch, head} of a lazy run, or undefined.
 mha::Config checked_config(const val& config, const val& tensors, const val& request, mha::RunOptions& options) {
     mha::Config c = config_from_js(config);
@@ -154,14 +160,16 @@ mha::Config checked_config(const val& config, const val& tensors, const val& req
         if (!request["head"].isUndefined()) only.head = whole(request["head"]);
         options.only = std::move(only);
     }
-    const val x = tensors["x"], kv = tensors["kv"], weights = tensors["weights"];
+    const val x = tensors["x"], kv = tensors["kv"], weights = tensors["weights"], d_output = tensors["dOutput"];
     const bool given_x = !x.isUndefined() && !x.isNull(), given_kv = !kv.isUndefined() && !kv.isNull();
+    const bool given_d_output = !d_output.isUndefined() && !d_output.isNull();
     std::vector<std::string> weight_fields;
     if (!weights.isUndefined() && !weights.isNull()) {
         weight_fields = weight_names(weights);
         c.weights.emplace();
     }
     if (given_kv) c.kv.emplace();  // its presence makes the run cross-attention
+    if (given_d_output) c.d_output.emplace();  // its presence adds the backward pass (and its memory)
     const mha::Dims d = mha::validate_sizes(c, options);
 
     auto take = [&](const std::string& field, const val& tensor) {
@@ -170,6 +178,7 @@ mha::Config checked_config(const val& config, const val& tensors, const val& req
     };
     if (given_x) c.x = take("x", x);
     if (given_kv) c.kv = take("kv", kv);
+    if (given_d_output) c.d_output = take("dOutput", d_output);
     for (const std::string& name : weight_fields)
         for (const mha::WeightField& f : mha::weight_fields)
             if (name == f.name) (*c.weights).*f.member = take("weights." + name, weights[name]);

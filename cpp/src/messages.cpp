@@ -173,6 +173,7 @@ const std::vector<MessageEntry>& message_table() {
         {"term.where.projections", "the projections Q, K, V", "投影 Q、K、V"},
         {"term.where.scores", "the attention scores Q·Kᵀ", "注意力分数 Q·Kᵀ"},
         {"term.where.output", "the output", "输出"},
+        {"term.where.gradients", "the gradients of the backward pass", "反向传播的梯度"},
         {"term.memory.snapshots", "its snapshots", "它的快照"},
         {"term.memory.weights", "the weights", "权重"},
         {"term.memory.inputs", "the inputs", "输入"},

@@ -1,6 +1,7 @@
 // doctest's main, plus two modes used by tests/js/doctest_builds.test.js:
 //   mha_tests --checksums        prints "<config> <step> <fnv1a>" for every step of a few seeded
 //                                runs, to compare the native build's values with the wasm build's;
+//   mha_tests --backward-checksums  the same for the backward steps of those runs, given a dOutput;
 //   mha_tests --fail-on-purpose  makes one check fail, to prove a failure gives a non-zero exit.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
@@ -24,6 +25,20 @@ int main(int argc, char** argv) {
             const mha::Trace trace = mha::forward(named.config);
             for (const auto& step : trace.steps)
                 std::printf("%s %s %08x\n", named.name, step.id.c_str(), ref::checksum(step.data));
+        }
+        return 0;
+    }
+    if (argc > 1 && std::strcmp(argv[1], "--backward-checksums") == 0) {
+        // The same seeded runs with dOutput[i] = ((i·7919) mod 17 − 8)/8 (exact in float32, and
+        // easy to write again in JS): every backward step's checksum.
+        for (auto named : seeded_configs()) {
+            const std::size_t n = static_cast<std::size_t>(named.config.B * named.config.T * named.config.C);
+            std::vector<float> d_output(n);
+            for (std::size_t i = 0; i < n; ++i) d_output[i] = static_cast<float>(static_cast<int>((i * 7919) % 17) - 8) / 8.0f;
+            named.config.d_output = std::move(d_output);
+            const mha::Trace trace = mha::forward(named.config);
+            for (const auto& step : trace.steps)
+                if (step.id.rfind("d_", 0) == 0) std::printf("%s %s %08x\n", named.name, step.id.c_str(), ref::checksum(step.data));
         }
         return 0;
     }

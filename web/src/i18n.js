@@ -53,6 +53,8 @@ export const STRINGS = {
     'cli.strides': 'strides',
     'cli.contiguous': 'contiguous',
     'cli.view': 'strided view',
+    'cli.gradientOf': 'gradient of {what}',
+    'cli.backwardChain': 'backward chain',
   },
   zh: {
     'step.x': '输入 X',
@@ -102,6 +104,8 @@ export const STRINGS = {
     'cli.strides': '步长',
     'cli.contiguous': '连续',
     'cli.view': '跨步视图',
+    'cli.gradientOf': '{what}的梯度',
+    'cli.backwardChain': '反向形状链',
   },
 };
 

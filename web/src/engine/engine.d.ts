@@ -39,6 +39,17 @@ export interface Config {
    * then computes the values asked for.
    */
   snapshots?: boolean | 'lazy';
+  /**
+   * [B, Tq, C]: the gradient of a loss L = Σ output ⊙ dOutput. Given, the run also goes backwards:
+   * `run.steps` continues with the d_ steps and `run.gradients` holds every gradient.
+   */
+  dOutput?: Float32Array | number[];
+}
+
+/** The gradients of a run given dOutput. */
+export interface Gradients extends Weights {
+  x: Float32Array; // [B, T, C]
+  kv?: Float32Array; // [B, Tk, C], cross-attention only
 }
 
 export interface Weights<T = Float32Array> {
@@ -55,7 +66,12 @@ export interface Weights<T = Float32Array> {
 export type StepId =
   | 'x' | 'source' | 'q' | 'k' | 'v' | 'q_split' | 'k_split' | 'v_split' | 'q_heads' | 'k_heads' | 'v_heads'
   | 'k_shared' | 'v_shared' | 'k_t' | 'scores' | 'scaled' | 'masked' | 'weights' | 'context' | 'context_t'
-  | 'concat' | 'output';
+  | 'concat' | 'output'
+  // the backward pass (with dOutput), in this order
+  | 'd_output' | 'd_concat' | 'd_context_t' | 'd_context' | 'd_weights' | 'd_masked' | 'd_scaled' | 'd_scores'
+  | 'd_k_t' | 'd_v_shared' | 'd_k_shared' | 'd_v_heads' | 'd_k_heads' | 'd_q_heads' | 'd_v_split' | 'd_k_split'
+  | 'd_q_split' | 'd_v' | 'd_k' | 'd_q' | 'd_source' | 'd_x' | 'd_wq' | 'd_wk' | 'd_wv' | 'd_wo' | 'd_bq' | 'd_bk'
+  | 'd_bv' | 'd_bo';
 
 export type AxisName = 'B' | 'T' | 'Tq' | 'Tk' | 'C' | 'H' | 'Hkv' | 'D' | 'H·D' | 'Hkv·D';
 
@@ -133,6 +149,8 @@ export class Run {
    * engine was given (the caller's own Float32Arrays, or their Float32Array conversion).
    */
   readonly weights: Weights;
+  /** With dOutput: the gradients of the inputs and of every parameter. */
+  readonly gradients?: Gradients;
   /**
    * The step with this id. With `{batch, head}` (scores, scaled, masked, weights only): that
    * batch row's head, shape [1, 1, Tq, Tk], strides [0, 0, Tk, 1]. In a lazy run the engine

@@ -14,7 +14,7 @@ import { Run, sliceOf } from './run.js';
 
 export { MhaError, MhaWarning, Run };
 
-const TENSOR_KEYS = ['x', 'kv', 'weights'];
+const TENSOR_KEYS = ['x', 'kv', 'weights', 'dOutput'];
 
 /**
  * The config as the engine reads it: its own enumerable keys, each read once (a getter cannot
@@ -46,7 +46,7 @@ function ownCopy(rest, tensors) {
   const ownRest = Object.create(null);
   for (const key of Object.keys(rest)) ownRest[key] = copy(rest[key]);
   const ownTensors = {};
-  for (const key of ['x', 'kv']) if (tensors[key] != null) ownTensors[key] = copy(tensors[key]);
+  for (const key of ['x', 'kv', 'dOutput']) if (tensors[key] != null) ownTensors[key] = copy(tensors[key]);
   if (tensors.weights != null) {
     ownTensors.weights = Object.create(null);
     for (const key of Object.keys(tensors.weights)) ownTensors.weights[key] = copy(tensors.weights[key]);
@@ -82,6 +82,10 @@ class Engine {
 
   /**
    * Validates `config` and runs the forward pass; throws MhaError naming the first problem.
+   * With `dOutput` ([B, Tq, C], a Float32Array or numbers: the gradient of a loss
+   * L = Σ output ⊙ dOutput) the run also goes backwards: `run.steps` continues with the d_ steps
+   * (the gradient of each step, in its shape) and `run.gradients` holds { x, kv (cross-attention),
+   * Wq, Wk, Wv, Wo, bq, bk, bv, bo } as Float32Arrays.
    * `snapshots: 'lazy'` returns every step's metadata with `data: null`, for sizes whose full
    * trace would not fit the memory cap (B=1 T=4096 C=768 H=12: 3.4 GiB); `run.step(id, {batch,
    * head})` then computes what is asked for.
@@ -105,6 +109,10 @@ class Engine {
       output: result.output,
       weights,
     };
+    if (result.gradients) {  // dOutput given: { x, kv (cross-attention), Wq, …, bo }
+      trace.gradients = result.gradients;
+      owned.push(...Object.values(result.gradients));
+    }
     if (rest.snapshots !== 'lazy') return new Run(trace, { messages, owned });
     ({ rest, tensors } = ownCopy(rest, tensors));
     const fetch = (step, slice) => {
