@@ -9,6 +9,7 @@ import { formatBytes, formatCount, layoutTensor, shapeChain, shapeText } from '.
 import { translator } from './src/i18n.js';
 
 const USAGE = `Usage: mha-lens walk --B <n> --T <n> --C <n> --H <n> [options]
+       mha-lens train --task reverse|sort|previous|induction [--steps N] [--seed S] [--json]
 
 Sizes:   --B batch  --T query length  --Tk key/value length (cross-attention)
          --C model width  --H heads  --Hkv key/value heads (GQA/MQA)
@@ -17,7 +18,12 @@ Options: --mask none|causal   --key-lengths 4,3 (padding mask, one per batch row
 Output:  --json (the whole trace)   --step <id> (that tensor laid out by its axes)
          --backward (also the backward pass, for L = Σ output: dOutput of ones)
          --lang en|zh
-Example: mha-lens walk --B 2 --T 4 --C 8 --H 2 --mask causal --step weights`;
+Example: mha-lens walk --B 2 --T 4 --C 8 --H 2 --mask causal --step weights
+
+train:   trains the engine's tiny transformer on a task and prints progress, the final loss,
+         the accuracy on fresh batches and each head's job scores (at step 0 and now).
+         --task  --steps (default: the task's)  --seed  --layers --heads --width --lr --dropout
+         --batch  --json  --lang en|zh`;
 
 const options = {
   B: { type: 'string' }, T: { type: 'string' }, Tk: { type: 'string' }, C: { type: 'string' },
@@ -26,6 +32,8 @@ const options = {
   'no-bias': { type: 'boolean' }, 'memory-cap': { type: 'string' }, json: { type: 'boolean' },
   step: { type: 'string' }, lang: { type: 'string' }, help: { type: 'boolean', short: 'h' },
   backward: { type: 'boolean' },
+  task: { type: 'string' }, steps: { type: 'string' }, layers: { type: 'string' }, heads: { type: 'string' },
+  width: { type: 'string' }, lr: { type: 'string' }, dropout: { type: 'string' }, batch: { type: 'string' },
 };
 
 // "4" → 4; anything else stays text, so that the engine's message quotes what was typed.
@@ -125,10 +133,16 @@ async function main() {
     console.log(USAGE);
     return;
   }
-  if (positionals[0] !== 'walk' || positionals.length > 1) usageError(positionals.length ? `Unknown command "${positionals.join(' ')}".` : 'Missing the command: walk.');
+  if (!['walk', 'train'].includes(positionals[0]) || positionals.length > 1) {
+    usageError(positionals.length ? `Unknown command "${positionals.join(' ')}".` : 'Missing the command: walk or train.');
+  }
   const lang = values.lang ?? 'en';
   if (!['en', 'zh'].includes(lang)) usageError(`--lang must be en or zh, not "${lang}".`);
   const t = translator(lang);
+  if (positionals[0] === 'train') {
+    await train(values, t, lang);
+    return;
+  }
 
   const engine = await createEngine();
   let run;
@@ -159,6 +173,65 @@ async function main() {
   } else {
     printWalk(run, t, lang);
   }
+}
+
+// mha-lens train: the trainer of the JS API (web/src/engine/trainer.js) in the terminal.
+async function train(values, t, lang) {
+  const engine = await createEngine();
+  const fail = (error) => {
+    if (!(error instanceof MhaError)) throw error;
+    process.stderr.write(`${t('cli.error')}: ${error.messageIn(lang)}\n`);
+    process.exit(2);
+  };
+  const options = {};
+  if (values.task !== undefined) options.task = values.task;
+  for (const key of ['seed', 'layers', 'heads', 'width', 'lr', 'dropout', 'batch']) {
+    if (values[key] !== undefined) options[key] = numberOrText(values[key]);
+  }
+  let trainer;
+  try {
+    trainer = engine.trainer(options);
+  } catch (error) {
+    fail(error);
+  }
+  const steps = values.steps === undefined ? trainer.task.steps : numberOrText(values.steps);
+  const startScores = trainer.headScores();
+  const task = trainer.task;
+  const o = trainer.options;
+  if (!values.json) {
+    console.log(`mha-lens train · ${task.name} (${task.causal ? t('cli.causal') : t('cli.train.full')}, T=${task.T}, vocab=${task.vocab}) · `
+      + `${o.layers} ${t('cli.train.layers')} × ${o.heads} ${t('cli.train.heads')}, width ${o.width}${o.mlp ? ', MLP' : ''} · ${formatCount(trainer.parameterCount)} ${t('cli.parameters')} · seed ${o.seed}`);
+  }
+  const losses = [];
+  const chunk = Number.isInteger(steps) && steps >= 1 ? Math.max(1, Math.round(steps / 10)) : steps;
+  const started = performance.now();
+  let last;
+  try {
+    do {
+      last = trainer.train(typeof chunk === 'number' && Number.isInteger(steps) ? Math.min(chunk, steps - trainer.step) : chunk);
+      losses.push(...last.losses);
+      if (!values.json) {
+        const perStep = (performance.now() - started) / trainer.step;
+        console.log(`step ${String(last.step).padStart(6)}  loss ${last.loss.toFixed(4)}  ${t('cli.train.batchAccuracy')} ${(100 * last.accuracy).toFixed(1)}%  (${perStep.toFixed(2)} ms/${t('cli.train.step')})`);
+      }
+    } while (trainer.step < steps);
+  } catch (error) {
+    fail(error);
+  }
+  const evaluation = trainer.evaluate();
+  const heads = trainer.headScores();
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ task, options: o, step: trainer.step, loss: last.loss, losses, evaluation, heads, headsAtStart: startScores }, null, 1)}\n`);
+    return;
+  }
+  console.log('');
+  console.log(`${t('cli.train.final')} ${last.loss.toFixed(4)} · ${t('cli.train.accuracy').replace('{n}', formatCount(evaluation.sequences))}: ${(100 * evaluation.accuracy).toFixed(2)}%`);
+  console.log(`${t('cli.train.scores').replace('{job}', task.job).replace('{target}', task.jobTarget)}:`);
+  heads.forEach((head, i) => {
+    const jobs = [task.job, ...Object.keys(head.jobs).filter((job) => job !== task.job)];
+    const text = jobs.map((job) => `${job} ${head.jobs[job].toFixed(3)} (${t('cli.train.atStart')}: ${startScores[i].jobs[job].toFixed(3)})`).join(' · ');
+    console.log(`layer ${head.layer} head ${head.head}: ${text}`);
+  });
 }
 
 await main();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "js_config.hpp"
+#include "js_result.hpp"
 #include "mha/catalogue.hpp"
 #include "mha/error.hpp"
 #include "mha/forward.hpp"
@@ -21,12 +22,12 @@
 #include "mha/torch_params.hpp"
 
 using emscripten::val;
+using js_result::error_to_js;
+using js_result::guarded;
+using js_result::owned_floats;
+using js_result::params_to_js;
 
 namespace {
-
-val owned_floats(const std::vector<float>& values) {
-    return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
-}
 
 template <class T>
 val array_of(const std::vector<T>& items) {
@@ -42,43 +43,6 @@ val array_of(const std::vector<T>& items) {
 std::int64_t whole(const val& v) {
     const double n = v.as<double>();
     return n == static_cast<double>(static_cast<std::int64_t>(n)) && n > -1e15 && n < 1e15 ? static_cast<std::int64_t>(n) : -1;
-}
-
-val params_to_js(const mha::Params& params) {
-    val object = val::object();
-    for (const auto& [name, value] : params) object.set(name, value);
-    return object;
-}
-
-val error_to_js(const std::string& code, const std::string& key, const std::string& field, const mha::Params& params) {
-    val error = val::object();
-    error.set("code", code);
-    error.set("key", key);
-    error.set("field", field);
-    error.set("params", params_to_js(params));
-    error.set("message", mha::render_message(key, params));
-    return error;
-}
-
-// Runs `fn`, returning {ok: true, value} or {ok: false, error}: nothing thrown reaches JS, so the
-// module stays usable after any error.
-template <class Fn>
-val guarded(Fn&& fn) {
-    val result = val::object();
-    try {
-        val value = fn();
-        result.set("ok", true);
-        result.set("value", value);
-        return result;
-    } catch (const mha::MhaError& e) {
-        result.set("error", error_to_js(e.code(), e.key(), e.field(), e.params()));
-    } catch (const std::bad_alloc&) {
-        result.set("error", error_to_js("out_of_memory", "out_of_memory", "memoryCap", {}));
-    } catch (const std::exception& e) {
-        result.set("error", error_to_js("internal", "internal", "engine", {{"detail", e.what()}}));
-    }
-    result.set("ok", false);
-    return result;
 }
 
 val weights_to_js(const mha::Weights& w) {
@@ -293,6 +257,9 @@ val message_table() {
 }
 
 }  // namespace
+
+// A trace as engine.run hands it to JS, for the trainer's traced block (trainer_bindings.cpp).
+val trace_as_js(const mha::Trace& trace, bool with_weights) { return trace_to_js(trace, with_weights); }
 
 EMSCRIPTEN_BINDINGS(mha_lens) {
     emscripten::function("run", &run);

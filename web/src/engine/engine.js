@@ -11,8 +11,9 @@
 import createMhaModule from '../../dist/mha_engine.mjs';
 import { MhaError, MhaWarning } from './errors.js';
 import { Run, sliceOf } from './run.js';
+import { createTrainer, Trainer } from './trainer.js';
 
-export { MhaError, MhaWarning, Run };
+export { MhaError, MhaWarning, Run, Trainer };
 
 const TENSOR_KEYS = ['x', 'kv', 'weights', 'dOutput'];
 
@@ -153,6 +154,16 @@ class Engine {
    */
   matmul(a, b, { M, K, N } = {}) {
     return this.#call('matmul', a, b, M, K, N);
+  }
+
+  /**
+   * A tiny transformer trained on a task in the engine (trainer.js): `{ task: 'reverse' | 'sort'
+   * | 'previous' | 'induction', seed, layers, heads, width, mlp, layernorm, T, vocab, batch, lr,
+   * weightDecay, dropout, clip }`, each but task optional (the task's defaults), or
+   * `{ checkpoint }` (what trainer.save() returned). Throws MhaError naming the option at fault.
+   */
+  trainer(options = {}) {
+    return createTrainer(this.#module, this.#messages, options);
   }
 
   /** Bytes of wasm linear memory: it grows to the largest run so far and never shrinks. */
