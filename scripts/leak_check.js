@@ -13,7 +13,7 @@ import { DEFAULTS, trainerRound } from '../tests/js/trainer_leak_workload.js';
 if (process.argv[2] === '--trainer') {
   const steps = Number(process.argv[3] ?? 10000);
   const trainers = Number(process.argv[4] ?? 1000);
-  const engine = await createEngine();
+  const engine = await createEngine({ trainer: true });
   const state = () => ({ memoryBytes: engine.memoryBytes, liveHandles: engine.liveHandles });
   const show = (what, s) => console.log(`${what}: wasm memory ${(s.memoryBytes / 2 ** 20).toFixed(2)} MiB (${s.memoryBytes} bytes), live Embind handles ${s.liveHandles}`);
   let start = performance.now();

@@ -177,7 +177,7 @@ async function main() {
 
 // mha-lens train: the trainer of the JS API (web/src/engine/trainer.js) in the terminal.
 async function train(values, t, lang) {
-  const engine = await createEngine();
+  const engine = await createEngine({ trainer: true });
   const fail = (error) => {
     if (!(error instanceof MhaError)) throw error;
     process.stderr.write(`${t('cli.error')}: ${error.messageIn(lang)}\n`);

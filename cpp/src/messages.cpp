@@ -134,6 +134,9 @@ const std::vector<MessageEntry>& message_table() {
          "{field} 必须包含 {rows}·{cols} = {expected} 个数（得到 {count}）。"},
 
         // --- The trainer (issue 12) --------------------------------------------------------------
+        {"trainer.not_loaded",
+         "This engine was loaded without the trainer: create it with createEngine({ trainer: true }).",
+         "这个引擎加载时没有包含训练器：请用 createEngine({ trainer: true }) 创建它。"},
         {"unknown_task", "task \"{value}\" is not a task: choose reverse, sort, previous or induction.",
          "task \"{value}\" 不是可用的任务：请选择 reverse、sort、previous 或 induction。"},
         {"unknown_key.trainer", "Unknown trainer option \"{key}\"{@hint}. Known options: {known}.",

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
+import { createEngine } from '../../web/src/engine/engine.js';
 import { TIMEOUT, launch } from './harness.js';
 
 let server;
@@ -30,13 +31,13 @@ test('a trainer in Chromium gives the loss curve and checkpoint of Node, bit for
   await page.goto(new URL('index.html', url).href);
   const inPage = await page.evaluate(`(async () => {
     const { createEngine } = await import('/src/engine/engine.js');
-    const engine = await createEngine();
+    const engine = await createEngine({ trainer: true });
     const trainer = engine.trainer({ task: 'induction', seed: 7, dropout: 0.1 });
     const losses = [...trainer.train(10).losses, ...trainer.train(15).losses];
     const run = engine.run({ B: 1, T: 3, C: 4, H: 2, seed: 3, dOutput: [1, -1, 0.5, 2, 0, 1, -2, 0.25, 1, 1, -1, 3] });
     return { losses, checkpoint: Array.from(trainer.save()), dx: Array.from(run.gradients.x), scores: trainer.headScores() };
   })()`);
-  const trainer = engine.trainer({ task: 'induction', seed: 7, dropout: 0.1 });
+  const trainer = (await createEngine({ trainer: true })).trainer({ task: 'induction', seed: 7, dropout: 0.1 });
   const losses = [...trainer.train(10).losses, ...trainer.train(15).losses];
   assert.deepEqual(bits(inPage.losses), bits(losses));
   assert.deepEqual(inPage.checkpoint, Array.from(trainer.save()));

@@ -8,7 +8,7 @@ import { createEngine } from '../../web/src/engine/engine.js';
 import { TINY, trainerRound } from './trainer_leak_workload.js';
 
 test('10,000 training steps: wasm memory and live handles flat after the first 1,000', { timeout: 120_000 }, async () => {
-  const engine = await createEngine();
+  const engine = await createEngine({ trainer: true });
   const trainer = engine.trainer({ ...TINY.previous });
   for (let i = 0; i < 10; i++) trainer.train(100);
   const settled = { memoryBytes: engine.memoryBytes, liveHandles: engine.liveHandles };
@@ -18,7 +18,7 @@ test('10,000 training steps: wasm memory and live handles flat after the first 1
 });
 
 test('1,000 trainers created, used and dropped: wasm memory and live handles flat after the first 100', { timeout: 120_000 }, async () => {
-  const engine = await createEngine();
+  const engine = await createEngine({ trainer: true });
   for (let i = 0; i < 100; i++) trainerRound(engine, i);
   const settled = { memoryBytes: engine.memoryBytes, liveHandles: engine.liveHandles };
   for (let i = 100; i < 1000; i++) trainerRound(engine, i);

@@ -11,7 +11,7 @@ import { ROOT } from './helpers.js';
 
 let engine;
 before(async () => {
-  engine = await createEngine();
+  engine = await createEngine({ trainer: true });
 });
 
 const bitsOf = (floats) => Array.from(new Uint32Array(Float32Array.from(floats).buffer), (u) => u.toString(16).padStart(8, '0'));
@@ -128,6 +128,11 @@ describe('errors', () => {
     if (message) assert.match(error.message, message);
     assert.ok(error.messageIn('zh').length > 0 && error.messageIn('zh') !== error.message);
     return true;
+  });
+
+  test('an engine loaded without the trainer says how to load it', async () => {
+    const lite = await createEngine();
+    fails(() => lite.trainer({ task: 'reverse' }), 'trainer', 'trainer', /createEngine\(\{ trainer: true \}\)/);
   });
 
   test('bad options name the option', () => {

@@ -61,11 +61,13 @@ class Engine {
   #module;
   #messages;
   #catalogue;
+  #withTrainer;
 
-  constructor(module) {
+  constructor(module, { trainer = false } = {}) {
     this.#module = module;
     this.#messages = module.messageTable();
     this.#catalogue = module.catalogue();
+    this.#withTrainer = trainer;
   }
 
   /**
@@ -163,6 +165,7 @@ class Engine {
    * `{ checkpoint }` (what trainer.save() returned). Throws MhaError naming the option at fault.
    */
   trainer(options = {}) {
+    if (!this.#withTrainer) throw MhaError.from({ field: 'trainer', key: 'trainer.not_loaded', params: {} }, this.#messages);
     return createTrainer(this.#module, this.#messages, options);
   }
 
@@ -189,12 +192,19 @@ class Engine {
 
 const isNode = typeof process !== 'undefined' && Boolean(process.versions?.node);
 
+// The engine with the trainer is a module of its own (dist/mha_trainer.mjs and .wasm), loaded only
+// when asked for, so that a page that never trains downloads the smaller one. Not a literal
+// import, so that a bundler does not pull it into a bundle that does not train.
+const TRAINER_GLUE = new URL('../../dist/mha_trainer.mjs', import.meta.url).href;
+
 /**
  * Loads the WebAssembly engine. Options: `wasmUrl` (where the .wasm is; default: next to
- * dist/mha_engine.mjs) or `wasmBinary` (its bytes).
+ * dist/mha_engine.mjs) or `wasmBinary` (its bytes); `trainer: true` loads the engine with the
+ * trainer (dist/mha_trainer.mjs and .wasm, ~35 KB more gzipped), which engine.trainer() needs.
  */
-export async function createEngine({ wasmUrl, wasmBinary } = {}) {
-  const url = wasmUrl ? new URL(wasmUrl, isNode ? import.meta.url : document.baseURI) : new URL('../../dist/mha_engine.wasm', import.meta.url);
+export async function createEngine({ wasmUrl, wasmBinary, trainer = false } = {}) {
+  const name = trainer ? 'mha_trainer' : 'mha_engine';
+  const url = wasmUrl ? new URL(wasmUrl, isNode ? import.meta.url : document.baseURI) : new URL(`../../dist/${name}.wasm`, import.meta.url);
   const moduleOptions = {};
   if (wasmBinary) {
     moduleOptions.wasmBinary = wasmBinary;
@@ -205,5 +215,6 @@ export async function createEngine({ wasmUrl, wasmBinary } = {}) {
   } else {
     moduleOptions.locateFile = () => url.href;
   }
-  return new Engine(await createMhaModule(moduleOptions));
+  const factory = trainer ? (await import(TRAINER_GLUE)).default : createMhaModule;
+  return new Engine(await factory(moduleOptions), { trainer });
 }
