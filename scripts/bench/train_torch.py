@@ -7,11 +7,15 @@ unembedding, cross-entropy on the scored positions; AdamW(betas 0.9/0.999, eps 1
 on every parameter), clip_grad_norm_(clip), dropout on the attention weights in training.
 Batches follow the same task definitions (cpp/src/model/tasks.cpp) from torch's own generator.
 
-    /usr/bin/python3 scripts/bench/train_torch.py '{"task": "induction", "T": 24, ...}' rounds steps
+    /usr/bin/python3 scripts/bench/train_torch.py '{"task": "induction", "T": 24, ...}'
 
-Prints one JSON line per round: {"round", "steps", "seconds"}, then
-{"reach99": {"steps", "seconds"}} (training until the accuracy on 512 fresh sequences, checked
-every `check` steps, is >= 0.99; seconds exclude the checks).
+reads commands from stdin, one a line, and answers each with one JSON line:
+    round <steps>    trains that many steps -> {"seconds"}
+    reach99 <check> <limit>   a fresh model from the seed, trained until the accuracy on 512 fresh
+                     sequences (checked every <check> steps) is >= 0.99 -> {"steps", "seconds",
+                     "reached"}; seconds exclude the checks
+    quit
+so that bench.js can interleave PyTorch's rounds with the other engines' in one run.
 """
 
 import json
@@ -98,16 +102,20 @@ class Model(nn.Module):
 
 def main():
     o = json.loads(sys.argv[1])
-    rounds, steps = int(sys.argv[2]), int(sys.argv[3])
-    check, limit = o.get("check", 50), o.get("limit", 20000)
-    torch.manual_seed(o["seed"])
-    g = torch.Generator().manual_seed(o["seed"])
-    model = Model(o)
-    opt = torch.optim.AdamW(model.parameters(), lr=o["lr"], weight_decay=o["weightDecay"], betas=(0.9, 0.999), eps=1e-8)
     V = o["vocab"]
+    state = {}
+
+    def fresh():
+        torch.manual_seed(o["seed"])
+        state["g"] = torch.Generator().manual_seed(o["seed"])
+        state["model"] = Model(o)
+        state["opt"] = torch.optim.AdamW(state["model"].parameters(), lr=o["lr"], weight_decay=o["weightDecay"],
+                                         betas=(0.9, 0.999), eps=1e-8)
+        state["model"].train()
 
     def step():
-        x, y = make_batch(o["task"], o["batch"], o["T"], V, g)
+        model, opt = state["model"], state["opt"]
+        x, y = make_batch(o["task"], o["batch"], o["T"], V, state["g"])
         logits = model(x)
         loss = F.cross_entropy(logits.reshape(-1, V), y.reshape(-1), ignore_index=-1)
         opt.zero_grad(set_to_none=True)
@@ -117,39 +125,39 @@ def main():
         opt.step()
 
     def accuracy():
+        model = state["model"]
         model.eval()
         with torch.no_grad():
-            eg = torch.Generator().manual_seed(12345)
-            x, y = make_batch(o["task"], 512, o["T"], V, eg)
+            x, y = make_batch(o["task"], 512, o["T"], V, torch.Generator().manual_seed(12345))
             right = ((model(x).argmax(-1) == y) & (y >= 0)).sum().item()
         model.train()
         return right / (y >= 0).sum().item()
 
-    model.train()
+    fresh()
     for _ in range(5):  # warm-up
         step()
-    for r in range(rounds):
-        start = time.perf_counter()
-        for _ in range(steps):
-            step()
-        print(json.dumps({"round": r, "steps": steps, "seconds": time.perf_counter() - start}), flush=True)
-
-    # Time to 99%: a fresh model from the same seed.
-    torch.manual_seed(o["seed"])
-    g.manual_seed(o["seed"])
-    model = Model(o)
-    opt = torch.optim.AdamW(model.parameters(), lr=o["lr"], weight_decay=o["weightDecay"], betas=(0.9, 0.999), eps=1e-8)
-    model.train()
-    done, seconds = 0, 0.0
-    while done < limit:
-        start = time.perf_counter()
-        for _ in range(check):
-            step()
-        seconds += time.perf_counter() - start
-        done += check
-        if accuracy() >= 0.99:
+    print(json.dumps({"ready": True, "torch": torch.__version__, "threads": torch.get_num_threads()}), flush=True)
+    for line in sys.stdin:
+        words = line.split()
+        if not words or words[0] == "quit":
             break
-    print(json.dumps({"reach99": {"steps": done, "seconds": seconds, "reached": done < limit or accuracy() >= 0.99}}), flush=True)
+        if words[0] == "round":
+            start = time.perf_counter()
+            for _ in range(int(words[1])):
+                step()
+            print(json.dumps({"seconds": time.perf_counter() - start}), flush=True)
+        elif words[0] == "reach99":
+            check, limit = int(words[1]), int(words[2])
+            fresh()
+            done, seconds, reached = 0, 0.0, False
+            while done < limit and not reached:
+                start = time.perf_counter()
+                for _ in range(check):
+                    step()
+                seconds += time.perf_counter() - start
+                done += check
+                reached = accuracy() >= 0.99
+            print(json.dumps({"steps": done, "seconds": seconds, "reached": reached}), flush=True)
 
 
 if __name__ == "__main__":
