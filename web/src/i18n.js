@@ -318,6 +318,11 @@ Object.assign(STRINGS.en, {
   'error.released': 'This run was released.',
   'error.out_of_memory': 'Out of memory.',
   'error.internal': 'Internal error.',
+  'error.unknown_task': 'Unknown task.',
+  'error.bad_option': 'A trainer option is out of range.',
+  'error.bad_tokens': 'These are not tokens of the task.',
+  'error.checkpoint': 'The checkpoint cannot be loaded.',
+  'error.trainer': 'The trainer is not loaded.',
 });
 
 Object.assign(STRINGS.zh, {
@@ -503,6 +508,11 @@ Object.assign(STRINGS.zh, {
   'error.released': '这次运行已被释放。',
   'error.out_of_memory': '内存不足。',
   'error.internal': '内部错误。',
+  'error.unknown_task': '未知的任务。',
+  'error.bad_option': '训练器选项超出范围。',
+  'error.bad_tokens': '这些不是该任务的词元。',
+  'error.checkpoint': '无法加载检查点。',
+  'error.trainer': '训练器没有加载。',
 });
 
 // Import config (JSON) on the docs page: web/src/config-import.js names the reasons.

@@ -8,8 +8,10 @@ namespace mha::model {
 const std::vector<TaskSpec>& task_specs() {
     // Model defaults: the smallest model that does the task through its head job. No MLP where
     // attention alone can move the answer (reverse, previous, induction), so the job is the
-    // only way; sort needs an MLP to compare tokens. Learning rates and step counts as measured
-    // by tests/cpp/test_trainer.cpp (README "Training").
+    // only way. Sort compares tokens, which takes an MLP; with two layers a seed can solve it
+    // with a diffuse head (seed 0: answer score 0.30, seeds 1–2: 0.52–0.56), with three the last
+    // layer's head finds the answer key (0.62–0.81 on seeds 0–2). Step counts: the length in
+    // which tests/cpp/test_trainer.cpp sees every target met (README "Training").
     // name        task            causal  T   V   steps layers heads width mlp    lr     job               target
     static const std::vector<TaskSpec> specs = {
         {"reverse", Task::reverse, false, 16, 16, 400, 1, 1, 32, false, 3e-3f, "antiDiagonal", 0.9},

@@ -173,7 +173,9 @@ export class Run {
 export type ErrorCode =
   | 'bad_json' | 'unknown_key' | 'bad_type' | 'missing' | 'bad_size' | 'not_divisible' | 'heads_not_divisible'
   | 'bad_key_lengths' | 'bad_tensor_length' | 'non_finite' | 'bad_value' | 'memory_cap' | 'unknown_step' | 'released'
-  | 'out_of_memory' | 'internal';
+  | 'out_of_memory' | 'internal'
+  // the trainer
+  | 'unknown_task' | 'bad_option' | 'bad_tokens' | 'checkpoint' | 'trainer';
 
 export class MhaError extends Error {
   readonly name: 'MhaError';
@@ -202,13 +204,108 @@ export interface Engine {
    * @throws MhaError (code "bad_size" or "bad_tensor_length")
    */
   matmul(a: Float32Array | number[], b: Float32Array | number[], sizes: { M: number; K: number; N: number }): Float32Array;
+  /** A tiny transformer trained on a task (an engine made with createEngine({ trainer: true })). */
+  trainer(options?: TrainerOptions): Trainer;
+  /** Every step the engine knows (forward and backward), in walkthrough order. */
+  readonly catalogue: { id: string; pass: 'forward' | 'backward' | 'tiled' | 'incremental'; op: string; input: string; axes: string;
+    title: string; formula: string; latex: string; viewOf: string; when: string }[];
   /** Bytes of wasm linear memory (grows to the largest run, never shrinks). */
   readonly memoryBytes: number;
   /** Embind value handles alive in the module: the same after every run unless something leaks. */
   readonly liveHandles: number;
 }
 
+export type TaskName = 'reverse' | 'sort' | 'previous' | 'induction';
+
+/** engine.trainer(options): every option but task defaults to the task's (trainer.options shows them). */
+export interface TrainerOptions {
+  task?: TaskName;
+  /** 0 … 2³²−1; default 0. Fixes the parameters, every batch and dropout. */
+  seed?: number;
+  /** Sequence length (4 … 64) and vocabulary (2 … 512; sort needs ≥ T, induction ≥ T − 3). */
+  T?: number;
+  vocab?: number;
+  /** 1 … 4 blocks, 1 … 16 heads dividing width (4 … 256). */
+  layers?: number;
+  heads?: number;
+  width?: number;
+  /** A ReLU MLP (C → 4C → C) after each attention; pre-LayerNorm before each sublayer (default true). */
+  mlp?: boolean;
+  layernorm?: boolean;
+  /** Sequences per step (1 … 512, default 32). */
+  batch?: number;
+  /** AdamW: learning rate (0 … 1], decoupled weight decay [0, 1] (default 0.01). */
+  lr?: number;
+  weightDecay?: number;
+  /** Dropout on the attention weights in training, [0, 0.9] (default 0). */
+  dropout?: number;
+  /** Gradient clipping by global norm (default 1; 0: none). */
+  clip?: number;
+  /** What trainer.save() returned: continue that trainer (no other option with it). */
+  checkpoint?: Uint8Array;
+}
+
+export interface TaskInfo {
+  name: TaskName;
+  T: number;
+  /** Input tokens are the integers 0 … vocab − 1. */
+  vocab: number;
+  causal: boolean;
+  /** The default training length, in which the task reaches its targets. */
+  steps: number;
+  /** The job its head is measured on, and the score it reaches. */
+  job: keyof JobScores;
+  jobTarget: number;
+}
+
+/** Attention mass on the keys a job expects, averaged over fresh batches. */
+export interface JobScores {
+  antiDiagonal: number; // query i → key T−1−i
+  answer: number; // query i → the keys holding target[i]
+  previousToken: number; // query i → key i−1
+  prefixMatching: number; // query i → the key after an earlier occurrence of token i (Olsson et al.)
+}
+
+export interface HeadScore {
+  layer: number;
+  head: number;
+  jobs: JobScores;
+  /** The task's own job's score. */
+  score: number;
+}
+
+export interface TrainResult {
+  step: number;
+  /** The last step's training loss and accuracy (on its scored positions). */
+  loss: number;
+  accuracy: number;
+  /** Every step's loss. */
+  losses: Float32Array;
+}
+
+export class Trainer {
+  readonly task: TaskInfo;
+  readonly options: Required<Omit<TrainerOptions, 'checkpoint'>>;
+  readonly step: number;
+  readonly parameterCount: number;
+  /** Trains synchronously (1 … 100,000 steps): call it in chunks from a Web Worker. */
+  train(steps?: number): TrainResult;
+  /** On fresh batches (the same ones every call), without dropout. */
+  evaluate(options?: { sequences?: number }): { loss: number; accuracy: number; sequences: number };
+  headScores(): HeadScore[];
+  /** tokens [B, T] → the predicted target per position, [B, T]. */
+  predict(tokens: Int32Array | number[]): Int32Array;
+  /** Every layer's attention weights [B, H, T, T], without dropout. */
+  attention(tokens: Int32Array | number[]): { layer: number; weights: Float32Array }[];
+  /** One layer's block as a walkthrough run, forward and backward (its dOutput from the loss). */
+  run(tokens: Int32Array | number[], options?: { layer?: number }): Run;
+  /** The whole trainer as bytes; engine.trainer({ checkpoint }) continues from it exactly. */
+  save(): Uint8Array;
+}
+
 export interface EngineOptions {
+  /** Load the engine with the trainer (dist/mha_trainer.wasm), which engine.trainer() needs. */
+  trainer?: boolean;
   /** Where the .wasm is; default: next to dist/mha_engine.mjs. */
   wasmUrl?: string | URL;
   /** The .wasm bytes, if already loaded. */
