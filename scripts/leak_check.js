@@ -3,8 +3,43 @@
 // engine; the wasm memory size and the count of live Embind handles must be the same at the end as
 // after the first 1,000. Not part of `npm test` (minutes); tests/js/leaks.test.js runs 3,000 there.
 //   node scripts/leak_check.js [runs]      (after scripts/build.sh)
+//   node scripts/leak_check.js --trainer [steps] [trainers]   the trainer at its default sizes:
+//     10,000 training steps of the induction trainer and 1,000 trainers of every task made, used
+//     and dropped; memory and handles after warm-up (1,000 steps, 100 trainers) must not change.
 import { createEngine } from '../web/src/engine/engine.js';
 import { mixedRun } from '../tests/js/leak_workload.js';
+import { DEFAULTS, trainerRound } from '../tests/js/trainer_leak_workload.js';
+
+if (process.argv[2] === '--trainer') {
+  const steps = Number(process.argv[3] ?? 10000);
+  const trainers = Number(process.argv[4] ?? 1000);
+  const engine = await createEngine({ trainer: true });
+  const state = () => ({ memoryBytes: engine.memoryBytes, liveHandles: engine.liveHandles });
+  const show = (what, s) => console.log(`${what}: wasm memory ${(s.memoryBytes / 2 ** 20).toFixed(2)} MiB (${s.memoryBytes} bytes), live Embind handles ${s.liveHandles}`);
+  let start = performance.now();
+  const trainer = engine.trainer({ task: 'induction' });
+  let settled = null;
+  while (trainer.step < steps) {
+    trainer.train(100);
+    if (trainer.step === 1000) show('after 1,000 steps', (settled = state()));
+  }
+  show(`after ${trainer.step} steps (${((performance.now() - start) / 1000).toFixed(0)} s)`, state());
+  const stepsFlat = JSON.stringify(state()) === JSON.stringify(settled);
+  start = performance.now();
+  let afterWarmUp = null;
+  for (let i = 0; i < trainers; i++) {
+    trainerRound(engine, i, DEFAULTS);
+    if (i + 1 === 100) show('after 100 trainers', (afterWarmUp = state()));
+  }
+  show(`after ${trainers} trainers (${((performance.now() - start) / 1000).toFixed(0)} s)`, state());
+  const trainersFlat = JSON.stringify(state()) === JSON.stringify(afterWarmUp);
+  if (!stepsFlat || !trainersFlat) {
+    console.error('leak_check --trainer: FAILED, memory or handles changed after warm-up');
+    process.exit(1);
+  }
+  console.log('leak_check --trainer: no growth');
+  process.exit(0);
+}
 
 const runs = Number(process.argv[2] ?? 100000);
 const SETTLE = 1000;

@@ -16,6 +16,12 @@ Grouped/multi-query cases (Hkv < H), which torch 1.13's module cannot express, a
 computed with plain torch ops (repeat_interleave on the K/V heads) and cross-checked
 against the module run with K/V weights duplicated to H heads.
 
+Every case also holds the backward pass (`dOutput` and `gradients`): for
+L = Σ output ⊙ dOutput, with dOutput ~ U(-1, 1) from a generator of its own, the
+gradient of every walkthrough step PyTorch can retain and of every parameter,
+computed by autograd in float64 from the fixture's own float32 inputs and weights
+(plain torch ops, retain_grad on each intermediate; see `gradients_by_autograd`).
+
 At the end every written file is read back and recomputed from its own config, so
 the files are known to round-trip. Output is deterministic: running twice gives
 byte-identical files. The tests that use the fixtures must not need torch.
@@ -292,6 +298,76 @@ def flat(t):
     return t.detach().to(torch.float32).double().reshape(-1).tolist()
 
 
+# ---------------------------------------------------------------------------
+# the backward pass: autograd in float64, every intermediate's gradient retained
+# ---------------------------------------------------------------------------
+
+def gradients_by_autograd(c, x, kv, p, d_output):
+    """{step id: gradient} for L = Σ output ⊙ dOutput, in float64, named as the engine's d_ steps.
+
+    Each forward step is its own tensor with retain_grad(), built with the same view/transpose
+    structure as the walkthrough, so its .grad is that step's gradient in its own shape."""
+    B, T, Tk, C, H, Hkv = c["B"], c["T"], c["Tk"], c["C"], c["H"], c["Hkv"]
+    D, group = C // H, c["H"] // c["Hkv"]
+    leaf = lambda t: t.detach().double().clone().requires_grad_(True)
+    X = leaf(x)
+    S_src = leaf(kv) if c["cross"] else X
+    P = {n: leaf(t) for n, t in p.items()}
+    kept = {}
+
+    def keep(name, t):
+        t.retain_grad()
+        kept[name] = t
+        return t
+
+    q = keep("q", project(X, P["Wq"], P.get("bq")))
+    k = keep("k", project(S_src, P["Wk"], P.get("bk")))
+    v = keep("v", project(S_src, P["Wv"], P.get("bv")))
+    q_split = keep("q_split", q.view(B, T, H, D))
+    k_split = keep("k_split", k.view(B, Tk, Hkv, D))
+    v_split = keep("v_split", v.view(B, Tk, Hkv, D))
+    q_heads = keep("q_heads", q_split.transpose(1, 2))
+    k_heads = keep("k_heads", k_split.transpose(1, 2))
+    v_heads = keep("v_heads", v_split.transpose(1, 2))
+    if Hkv < H:
+        k_used = keep("k_shared", k_heads.repeat_interleave(group, dim=1))
+        v_used = keep("v_shared", v_heads.repeat_interleave(group, dim=1))
+    else:
+        k_used, v_used = k_heads, v_heads
+    k_t = keep("k_t", k_used.transpose(-2, -1))
+    scores = keep("scores", q_heads @ k_t)
+    scaled = keep("scaled", scores / math.sqrt(D))
+    mask = combined_mask(c)
+    masked = keep("masked", scaled.masked_fill(mask, float("-inf")) if mask is not None else scaled * 1.0)
+    weights = keep("weights", torch.softmax(masked, dim=-1))
+    context = keep("context", weights @ v_used)
+    context_t = keep("context_t", context.transpose(1, 2))
+    concat = keep("concat", context_t.reshape(B, T, C))
+    output = keep("output", project(concat, P["Wo"], P.get("bo")))
+    (output * d_output.double()).sum().backward()
+
+    grads = {"d_" + name: t.grad for name, t in kept.items()}
+    if c["cross"]:
+        grads["d_source"] = S_src.grad
+    grads["d_x"] = X.grad
+    for n in P:
+        grads["d_" + n.lower()] = P[n].grad
+    for name, g in grads.items():
+        assert g is not None and torch.isfinite(g).all(), f"{c['name']}: no finite gradient for {name}"
+    return grads
+
+
+def make_d_output(c):
+    """dOutput ~ U(-1, 1) [B, T, C] from a generator of its own, so the forward values stay as they were."""
+    generator = torch.Generator().manual_seed(10_000 + c["seed"])
+    return torch.rand(c["B"], c["T"], c["C"], generator=generator) * 2 - 1
+
+
+def flat64(t):
+    """Row-major list of the float64 values."""
+    return t.detach().double().reshape(-1).tolist()
+
+
 def fixture_json(c, x, kv, p, expected, source):
     config = {"B": c["B"], "T": c["T"], "Tk": c["Tk"], "C": c["C"], "H": c["H"], "Hkv": c["Hkv"],
               "bias": c["bias"], "mask": c["mask"]}
@@ -302,6 +378,8 @@ def fixture_json(c, x, kv, p, expected, source):
         config["kv"] = flat(kv)
     names = ["Wq", "Wk", "Wv", "Wo"] + (["bq", "bk", "bv", "bo"] if c["bias"] else [])
     config["weights"] = {n: flat(p[n]) for n in names}
+    d_output = make_d_output(c)
+    gradients = gradients_by_autograd(c, x, kv, p, d_output)
     return {
         "name": c["name"],
         "description": c["description"],
@@ -309,6 +387,9 @@ def fixture_json(c, x, kv, p, expected, source):
         "config": config,
         "expected": {key: {"shape": list(expected[key].shape), "data": flat(expected[key])}
                      for key in ["q", "scores", "weights", "output"]},
+        "dOutput": flat(d_output),
+        "gradientSource": f"torch.autograd in float64 ({TORCH_LABEL})",
+        "gradients": {name: {"shape": list(g.shape), "data": flat64(g)} for name, g in gradients.items()},
     }
 
 
@@ -358,6 +439,11 @@ def verify_fixture(c):
     assert list(config["weights"]) == names, f"{name}: weight keys {list(config['weights'])}"
     p = {n: tensor_exact(config["weights"][n], shapes[n], f"{name}.{n}") for n in names}
     recomputed = walkthrough(rebuilt, x, kv, p)
+    d_output = tensor_exact(document["dOutput"], (B, T, C), f"{name}.dOutput")
+    for grad_name, g in gradients_by_autograd(rebuilt, x, kv, p, d_output).items():
+        entry = document["gradients"][grad_name]
+        assert entry["shape"] == list(g.shape), f"{name}: {grad_name} shape"
+        assert flat64(g) == entry["data"], f"{name}: reloaded {grad_name} differs"
     diffs = {}
     for key in ["q", "scores", "weights", "output"]:
         entry = document["expected"][key]

@@ -11,14 +11,21 @@ import { stepTitle } from './src/model/steps.js';
 import { translator } from './src/text/translate.js';
 
 const USAGE = `Usage: mha-lens walk --B <n> --T <n> --C <n> --H <n> [options]
+       mha-lens train --task reverse|sort|previous|induction [--steps N] [--seed S] [--json]
 
 Sizes:   --B batch  --T query length  --Tk key/value length (cross-attention)
          --C model width  --H heads  --Hkv key/value heads (GQA/MQA)
 Options: --mask none|causal   --key-lengths 4,3 (padding mask, one per batch row)
          --seed <n>   --no-bias   --memory-cap <bytes>
 Output:  --json (the whole trace)   --step <id> (that tensor laid out by its axes)
+         --backward (also the backward pass, for L = Σ output: dOutput of ones)
          --lang en|zh
-Example: mha-lens walk --B 2 --T 4 --C 8 --H 2 --mask causal --step weights`;
+Example: mha-lens walk --B 2 --T 4 --C 8 --H 2 --mask causal --step weights
+
+train:   trains the engine's tiny transformer on a task and prints progress, the final loss,
+         the accuracy on fresh batches and each head's job scores (at step 0 and now).
+         --task  --steps (default: the task's)  --seed  --layers --heads --width --lr --dropout
+         --batch  --json  --lang en|zh`;
 
 const options = {
   B: { type: 'string' }, T: { type: 'string' }, Tk: { type: 'string' }, C: { type: 'string' },
@@ -26,6 +33,9 @@ const options = {
   'key-lengths': { type: 'string' }, seed: { type: 'string' }, bias: { type: 'boolean' },
   'no-bias': { type: 'boolean' }, 'memory-cap': { type: 'string' }, json: { type: 'boolean' },
   step: { type: 'string' }, lang: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  backward: { type: 'boolean' },
+  task: { type: 'string' }, steps: { type: 'string' }, layers: { type: 'string' }, heads: { type: 'string' },
+  width: { type: 'string' }, lr: { type: 'string' }, dropout: { type: 'string' }, batch: { type: 'string' },
 };
 
 function usageError(message) {
@@ -64,6 +74,7 @@ function printWalk(run, t, lang) {
 
   console.log('');
   console.log(`${t('cli.chain')}: ${shapeChain(run.steps)}`);
+  if (run.gradients) console.log(`${t('cli.backwardChain')}: ${backwardChain(run.steps)}`);
   console.log(`${t('cli.parameters')}: ${formatCount(s.parameterCount)} · ${t('cli.kvCache')}: ${formatCount(s.kvCacheBytesPerToken)} ${t('cli.bytesPerToken')} · ${t('cli.flops')}: ${formatCount(s.flops)}`);
   for (const warning of run.warnings) console.log(`${t('cli.warning')}: ${warning.messageIn(lang)}`);
 }
@@ -74,10 +85,22 @@ function printStep(step, t, summary) {
   for (const line of layoutTensor(step)) console.log(line);
 }
 
+// The gradients' shapes from dY back to dX, the three of Q, K and V side by side.
+const BACKWARD_CHAIN = ['d_output', 'd_concat', 'd_context', 'd_weights', 'd_masked', 'd_scores',
+  ['d_q_heads', 'd_k_heads', 'd_v_heads'], ['d_q', 'd_k', 'd_v'], ['d_x', 'd_source']];
+function backwardChain(steps) {
+  const byId = new Map(steps.map((step) => [step.id, step]));
+  return BACKWARD_CHAIN.map((ids) => [ids].flat().filter((id) => byId.has(id)))
+    .filter((ids) => ids.length)
+    .map((ids) => `${ids.join('/')} ${ids.map((id) => shapeText(byId.get(id).shape)).join('/')}`)
+    .join(' → ');
+}
+
 // −∞ (masked scores) has no JSON form: it is written as null.
 const traceJson = (run) => JSON.stringify({
   summary: run.summary,
   warnings: run.warnings,
+  ...(run.gradients ? { gradients: Object.fromEntries(Object.entries(run.gradients).map(([k, v]) => [k, Array.from(v)])) } : {}),
   steps: run.steps.map((step) => ({ ...step, data: Array.from(step.data, (v) => (Number.isFinite(v) ? v : null)) })),
 }, null, 1);
 
@@ -93,15 +116,28 @@ async function main() {
     console.log(USAGE);
     return;
   }
-  if (positionals[0] !== 'walk' || positionals.length > 1) usageError(positionals.length ? `Unknown command "${positionals.join(' ')}".` : 'Missing the command: walk.');
+  if (!['walk', 'train'].includes(positionals[0]) || positionals.length > 1) {
+    usageError(positionals.length ? `Unknown command "${positionals.join(' ')}".` : 'Missing the command: walk or train.');
+  }
   const lang = values.lang ?? 'en';
   if (!['en', 'zh'].includes(lang)) usageError(`--lang must be en or zh, not "${lang}".`);
   const t = translator(lang);
+  if (positionals[0] === 'train') {
+    await train(values, t, lang);
+    return;
+  }
 
   const engine = await createEngine();
   let run;
   try {
-    run = engine.run(configFrom(values));
+    const config = configFrom(values);
+    if (values.backward) {
+      // dOutput of ones: the gradients of L = Σ output. Sizes are checked first, so that a bad
+      // size is reported as such and never allocates.
+      engine.validate(config);
+      config.dOutput = new Float32Array(config.B * config.T * config.C).fill(1);
+    }
+    run = engine.run(config);
   } catch (error) {
     if (!(error instanceof MhaError)) throw error;
     process.stderr.write(`${t('cli.error')}: ${error.messageIn(lang)}\n`);
@@ -120,6 +156,65 @@ async function main() {
   } else {
     printWalk(run, t, lang);
   }
+}
+
+// mha-lens train: the trainer of the JS API (web/src/engine/trainer.js) in the terminal.
+async function train(values, t, lang) {
+  const engine = await createEngine({ trainer: true });
+  const fail = (error) => {
+    if (!(error instanceof MhaError)) throw error;
+    process.stderr.write(`${t('cli.error')}: ${error.messageIn(lang)}\n`);
+    process.exit(2);
+  };
+  const options = {};
+  if (values.task !== undefined) options.task = values.task;
+  for (const key of ['seed', 'layers', 'heads', 'width', 'lr', 'dropout', 'batch']) {
+    if (values[key] !== undefined) options[key] = numberOrText(values[key]);
+  }
+  let trainer;
+  try {
+    trainer = engine.trainer(options);
+  } catch (error) {
+    fail(error);
+  }
+  const steps = values.steps === undefined ? trainer.task.steps : numberOrText(values.steps);
+  const startScores = trainer.headScores();
+  const task = trainer.task;
+  const o = trainer.options;
+  if (!values.json) {
+    console.log(`mha-lens train · ${task.name} (${task.causal ? t('cli.causal') : t('cli.train.full')}, T=${task.T}, vocab=${task.vocab}) · `
+      + `${o.layers} ${t('cli.train.layers')} × ${o.heads} ${t('cli.train.heads')}, width ${o.width}${o.mlp ? ', MLP' : ''} · ${formatCount(trainer.parameterCount)} ${t('cli.parameters')} · seed ${o.seed}`);
+  }
+  const losses = [];
+  const chunk = Number.isInteger(steps) && steps >= 1 ? Math.max(1, Math.round(steps / 10)) : steps;
+  const started = performance.now();
+  let last;
+  try {
+    do {
+      last = trainer.train(typeof chunk === 'number' && Number.isInteger(steps) ? Math.min(chunk, steps - trainer.step) : chunk);
+      losses.push(...last.losses);
+      if (!values.json) {
+        const perStep = (performance.now() - started) / trainer.step;
+        console.log(`step ${String(last.step).padStart(6)}  loss ${last.loss.toFixed(4)}  ${t('cli.train.batchAccuracy')} ${(100 * last.accuracy).toFixed(1)}%  (${perStep.toFixed(2)} ms/${t('cli.train.step')})`);
+      }
+    } while (trainer.step < steps);
+  } catch (error) {
+    fail(error);
+  }
+  const evaluation = trainer.evaluate();
+  const heads = trainer.headScores();
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ task, options: o, step: trainer.step, loss: last.loss, losses, evaluation, heads, headsAtStart: startScores }, null, 1)}\n`);
+    return;
+  }
+  console.log('');
+  console.log(`${t('cli.train.final')} ${last.loss.toFixed(4)} · ${t('cli.train.accuracy', { n: formatCount(evaluation.sequences) })}: ${(100 * evaluation.accuracy).toFixed(2)}%`);
+  console.log(`${t('cli.train.scores', { job: task.job, target: task.jobTarget })}:`);
+  heads.forEach((head, i) => {
+    const jobs = [task.job, ...Object.keys(head.jobs).filter((job) => job !== task.job)];
+    const text = jobs.map((job) => `${job} ${head.jobs[job].toFixed(3)} (${t('cli.train.atStart')}: ${startScores[i].jobs[job].toFixed(3)})`).join(' · ');
+    console.log(`layer ${head.layer} head ${head.head}: ${text}`);
+  });
 }
 
 await main();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "js_config.hpp"
+#include "js_result.hpp"
 #include "mha/catalogue.hpp"
 #include "mha/error.hpp"
 #include "mha/forward.hpp"
@@ -21,12 +22,12 @@
 #include "mha/torch_params.hpp"
 
 using emscripten::val;
+using js_result::error_to_js;
+using js_result::guarded;
+using js_result::owned_floats;
+using js_result::params_to_js;
 
 namespace {
-
-val owned_floats(const std::vector<float>& values) {
-    return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
-}
 
 template <class T>
 val array_of(const std::vector<T>& items) {
@@ -42,43 +43,6 @@ val array_of(const std::vector<T>& items) {
 std::int64_t whole(const val& v) {
     const double n = v.as<double>();
     return n == static_cast<double>(static_cast<std::int64_t>(n)) && n > -1e15 && n < 1e15 ? static_cast<std::int64_t>(n) : -1;
-}
-
-val params_to_js(const mha::Params& params) {
-    val object = val::object();
-    for (const auto& [name, value] : params) object.set(name, value);
-    return object;
-}
-
-val error_to_js(const std::string& code, const std::string& key, const std::string& field, const mha::Params& params) {
-    val error = val::object();
-    error.set("code", code);
-    error.set("key", key);
-    error.set("field", field);
-    error.set("params", params_to_js(params));
-    error.set("message", mha::render_message(key, params));
-    return error;
-}
-
-// Runs `fn`, returning {ok: true, value} or {ok: false, error}: nothing thrown reaches JS, so the
-// module stays usable after any error.
-template <class Fn>
-val guarded(Fn&& fn) {
-    val result = val::object();
-    try {
-        val value = fn();
-        result.set("ok", true);
-        result.set("value", value);
-        return result;
-    } catch (const mha::MhaError& e) {
-        result.set("error", error_to_js(e.code(), e.key(), e.field(), e.params()));
-    } catch (const std::bad_alloc&) {
-        result.set("error", error_to_js("out_of_memory", "out_of_memory", "memoryCap", {}));
-    } catch (const std::exception& e) {
-        result.set("error", error_to_js("internal", "internal", "engine", {{"detail", e.what()}}));
-    }
-    result.set("ok", false);
-    return result;
 }
 
 val weights_to_js(const mha::Weights& w) {
@@ -134,6 +98,12 @@ val trace_to_js(const mha::Trace& t, bool with_weights) {
         warnings.set(i, warning);
     }
     val run = val::object();
+    if (d.backward) {  // dOutput given: the gradients of the inputs and of every parameter
+        val gradients = weights_to_js(t.gradients.weights);
+        gradients.set("x", owned_floats(t.gradients.x));
+        if (d.cross) gradients.set("kv", owned_floats(t.gradients.kv));
+        run.set("gradients", gradients);
+    }
     run.set("summary", summary);
     run.set("steps", steps);
     run.set("warnings", warnings);
@@ -144,7 +114,7 @@ val trace_to_js(const mha::Trace& t, bool with_weights) {
 
 // A JS config and its tensors as a Config: sizes and memory checked before any tensor is copied
 // in, and each tensor's length before its values (which mha::validate checks). config: the JS config without its tensors;
-// tensors: {x, kv, weights: {Wq, …}}, each absent, an Array or a numeric typed array; request:
+// tensors: {x, kv, weights: {Wq, …}, dOutput}, each absent, an Array or a numeric typed array; request:
 // {id, batch, head} of a lazy run, or undefined.
 mha::Config checked_config(const val& config, const val& tensors, const val& request, mha::RunOptions& options) {
     mha::Config c = config_from_js(config);
@@ -154,14 +124,16 @@ mha::Config checked_config(const val& config, const val& tensors, const val& req
         if (!request["head"].isUndefined()) only.head = whole(request["head"]);
         options.only = std::move(only);
     }
-    const val x = tensors["x"], kv = tensors["kv"], weights = tensors["weights"];
+    const val x = tensors["x"], kv = tensors["kv"], weights = tensors["weights"], d_output = tensors["dOutput"];
     const bool given_x = !x.isUndefined() && !x.isNull(), given_kv = !kv.isUndefined() && !kv.isNull();
+    const bool given_d_output = !d_output.isUndefined() && !d_output.isNull();
     std::vector<std::string> weight_fields;
     if (!weights.isUndefined() && !weights.isNull()) {
         weight_fields = weight_names(weights);
         c.weights.emplace();
     }
     if (given_kv) c.kv.emplace();  // its presence makes the run cross-attention
+    if (given_d_output) c.d_output.emplace();  // its presence adds the backward pass (and its memory)
     const mha::Dims d = mha::validate_sizes(c, options);
 
     auto take = [&](const std::string& field, const val& tensor) {
@@ -170,6 +142,7 @@ mha::Config checked_config(const val& config, const val& tensors, const val& req
     };
     if (given_x) c.x = take("x", x);
     if (given_kv) c.kv = take("kv", kv);
+    if (given_d_output) c.d_output = take("dOutput", d_output);
     for (const std::string& name : weight_fields)
         for (const mha::WeightField& f : mha::weight_fields)
             if (name == f.name) (*c.weights).*f.member = take("weights." + name, weights[name]);
@@ -303,6 +276,9 @@ val message_table() {
 }
 
 }  // namespace
+
+// A trace as engine.run hands it to JS, for the trainer's traced block (trainer_bindings.cpp).
+val trace_as_js(const mha::Trace& trace, bool with_weights) { return trace_to_js(trace, with_weights); }
 
 EMSCRIPTEN_BINDINGS(mha_lens) {
     emscripten::function("run", &run);

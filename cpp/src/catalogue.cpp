@@ -59,6 +59,77 @@ const std::vector<StepSpec>& catalogue() {
          "[B,Tq,H,D]", "", When::always},
         {"output", Pass::forward, "projection", "concat", "B,Tq,C", "Output projection",
          "Y = O·Wo{+bo}", "Y = OW_o{+b_o}", "[B,Tq,C] @ [C,C]{+[C]}", "", When::always},
+
+        // --- Backward: the gradient of L = Σ output ⊙ dOutput for every forward step, in reverse
+        // walkthrough order, each with its forward tensor's axes (backward.cpp). A d_ step's
+        // input is the gradient it is computed from; views share the buffer of a gradient computed
+        // whole. Parameter gradients come last, in the layout of the config's weights.
+        {"d_output", Pass::backward, "input", "", "B,Tq,C", "Gradient of the output (dOutput)",
+         "dY = dOutput (L = Σ Y ⊙ dOutput)", "dY = \\frac{\\partial L}{\\partial Y}", "", "", When::always},
+        {"d_concat", Pass::backward, "projection", "d_output", "B,Tq,C", "Back through the output projection",
+         "dO = dY·Woᵀ", "dO = dY\\,W_o^{\\top}", "[B,Tq,C] @ [C,C]ᵀ", "", When::always},
+        {"d_context_t", Pass::backward, "reshape", "d_concat", "B,Tq,H,D", "Split the gradient into heads",
+         "dO.view(B, Tq, H, D)", "dO \\to \\operatorname{view}(B, T_q, H, D)", "[B,Tq,C]", "d_concat", When::always},
+        {"d_context", Pass::backward, "transpose", "d_context_t", "B,H,Tq,D", "Heads first: dO",
+         "dO.transpose(1, 2)", "dO_h = \\operatorname{transpose}_{1,2}(dO)", "[B,Tq,H,D]", "d_concat", When::always},
+        {"d_weights", Pass::backward, "matmul", "d_context", "B,H,Tq,Tk", "Gradient of the weights dA = dO·Vᵀ",
+         "dA = dO·Vᵀ", "dA = dO_h V_h^{\\top}", "[B,H,Tq,D] @ [B,H,D,Tk]", "", When::always},
+        {"d_masked", Pass::backward, "softmax", "d_weights", "B,H,Tq,Tk", "Back through softmax (the row's Jacobian)",
+         "dS = A ⊙ (dA − rowsum(dA ⊙ A))",
+         "dS = A \\odot \\left(dA - \\textstyle\\sum_{k} dA_{:,k} A_{:,k}\\right)",
+         "softmax backward over Tk of [B,H,Tq,Tk]", "", When::always},
+        {"d_scaled", Pass::backward, "mask", "d_masked", "B,H,Tq,Tk", "Back through the mask",
+         "dS, 0 where masked", "dS_{\\mathrm{scaled}} = dS \\odot [M_{ij} = 0]", "[B,H,Tq,Tk]{mask}", "", When::always},
+        {"d_scores", Pass::backward, "scale", "d_scaled", "B,H,Tq,Tk", "Back through the 1/√D scale",
+         "dS / √D", "dS_{\\mathrm{scores}} = \\dfrac{dS_{\\mathrm{scaled}}}{\\sqrt{D}}", "[B,H,Tq,Tk] × 1/√{D}", "",
+         When::always},
+        {"d_k_t", Pass::backward, "matmul", "d_scores", "B,H,D,Tk", "Gradient of Kᵀ",
+         "dKᵀ = Qᵀ·dS", "dK_h^{\\top} = Q_h^{\\top} dS", "[B,H,D,Tq] @ [B,H,Tq,Tk]", "{d_k_per_head}", When::always},
+        {"d_v_shared", Pass::backward, "matmul", "d_context", "B,H,Tk,D", "Gradient of the shared V heads",
+         "dV = Aᵀ·dO, per query head", "dV_h = A^{\\top} dO_h", "[B,H,Tk,Tq] @ [B,H,Tq,D]", "", When::grouped},
+        {"d_k_shared", Pass::backward, "transpose", "d_k_t", "B,H,Tk,D", "Gradient of the shared K heads",
+         "dK = (dKᵀ).transpose(-2, -1), per query head", "dK_h = \\operatorname{transpose}_{-2,-1}(dK_h^{\\top})",
+         "[B,H,D,Tk]", "", When::grouped},
+        {"d_v_heads", Pass::backward, "{group_op:matmul}", "{dv_from}", "B,Hkv,Tk,D", "Gradient of the V heads",
+         "dV = {group_sum}Aᵀ·dO", "dV_h = {group_sum}A^{\\top} dO_h", "{dv_operands}", "d_v", When::always},
+        {"d_k_heads", Pass::backward, "{group_op:transpose}", "{dk_from}", "B,Hkv,Tk,D", "Gradient of the K heads",
+         "dK = {group_sum}(dKᵀ).transpose(-2, -1)",
+         "dK_h = {group_sum}\\operatorname{transpose}_{-2,-1}(dK_h^{\\top})", "{dk_operands}", "d_k", When::always},
+        {"d_q_heads", Pass::backward, "matmul", "d_scores", "B,H,T,D", "Gradient of the Q heads",
+         "dQ = dS·K", "dQ_h = dS\\,K_h", "[B,H,T,Tk] @ [B,H,Tk,D]", "d_q", When::always},
+        {"d_v_split", Pass::backward, "transpose", "d_v_heads", "B,Tk,Hkv,D", "Tokens first again: dV",
+         "dV.transpose(1, 2)", "dV = \\operatorname{transpose}_{1,2}(dV_h)", "[B,Hkv,Tk,D]", "d_v", When::always},
+        {"d_k_split", Pass::backward, "transpose", "d_k_heads", "B,Tk,Hkv,D", "Tokens first again: dK",
+         "dK.transpose(1, 2)", "dK = \\operatorname{transpose}_{1,2}(dK_h)", "[B,Hkv,Tk,D]", "d_k", When::always},
+        {"d_q_split", Pass::backward, "transpose", "d_q_heads", "B,T,H,D", "Tokens first again: dQ",
+         "dQ.transpose(1, 2)", "dQ = \\operatorname{transpose}_{1,2}(dQ_h)", "[B,H,T,D]", "d_q", When::always},
+        {"d_v", Pass::backward, "merge", "d_v_split", "B,Tk,Hkv·D", "Merge the heads of dV",
+         "dV.view(B, Tk, {Hkv}·D)", "dV \\to \\operatorname{view}(B, T_k, {Hkv} D)", "[B,Tk,Hkv,D]", "", When::always},
+        {"d_k", Pass::backward, "merge", "d_k_split", "B,Tk,Hkv·D", "Merge the heads of dK",
+         "dK.view(B, Tk, {Hkv}·D)", "dK \\to \\operatorname{view}(B, T_k, {Hkv} D)", "[B,Tk,Hkv,D]", "", When::always},
+        {"d_q", Pass::backward, "merge", "d_q_split", "B,T,H·D", "Merge the heads of dQ",
+         "dQ.view(B, T, H·D)", "dQ \\to \\operatorname{view}(B, T, H D)", "[B,T,H,D]", "", When::always},
+        {"d_source", Pass::backward, "projection", "d_k", "B,Tk,C", "Gradient of the source sequence S",
+         "dS_src = dK·Wkᵀ + dV·Wvᵀ", "dS_{\\mathrm{src}} = dK\\,W_k^{\\top} + dV\\,W_v^{\\top}",
+         "[B,Tk,Hkv·D] @ [C,Hkv·D]ᵀ + [B,Tk,Hkv·D] @ [C,Hkv·D]ᵀ", "", When::cross},
+        {"d_x", Pass::backward, "projection", "d_q", "B,T,C", "Gradient of the input X",
+         "{dx_formula}", "{dx_latex}", "{dx_operands}", "", When::always},
+        {"d_wq", Pass::backward, "matmul", "d_q", "C,H·D", "Gradient of Wq",
+         "dWq = Xᵀ·dQ, summed over B and T", "dW_q = X^{\\top} dQ", "[B·T,C]ᵀ @ [B·T,H·D]", "", When::always},
+        {"d_wk", Pass::backward, "matmul", "d_k", "C,Hkv·D", "Gradient of Wk",
+         "dWk = {src}ᵀ·dK, summed over B and Tk", "dW_k = {src}^{\\top} dK", "[B·Tk,C]ᵀ @ [B·Tk,Hkv·D]", "", When::always},
+        {"d_wv", Pass::backward, "matmul", "d_v", "C,Hkv·D", "Gradient of Wv",
+         "dWv = {src}ᵀ·dV, summed over B and Tk", "dW_v = {src}^{\\top} dV", "[B·Tk,C]ᵀ @ [B·Tk,Hkv·D]", "", When::always},
+        {"d_wo", Pass::backward, "matmul", "d_output", "C,C", "Gradient of Wo",
+         "dWo = Oᵀ·dY, summed over B and Tq", "dW_o = O^{\\top} dY", "[B·Tq,C]ᵀ @ [B·Tq,C]", "", When::always},
+        {"d_bq", Pass::backward, "sum", "d_q", "H·D", "Gradient of bq",
+         "dbq = Σ dQ over B and T", "db_q = \\textstyle\\sum_{b,t} dQ", "[B,T,H·D]", "", When::bias},
+        {"d_bk", Pass::backward, "sum", "d_k", "Hkv·D", "Gradient of bk",
+         "dbk = Σ dK over B and Tk", "db_k = \\textstyle\\sum_{b,t} dK", "[B,Tk,Hkv·D]", "", When::bias},
+        {"d_bv", Pass::backward, "sum", "d_v", "Hkv·D", "Gradient of bv",
+         "dbv = Σ dV over B and Tk", "db_v = \\textstyle\\sum_{b,t} dV", "[B,Tk,Hkv·D]", "", When::bias},
+        {"d_bo", Pass::backward, "sum", "d_output", "C", "Gradient of bo",
+         "dbo = Σ dY over B and Tq", "db_o = \\textstyle\\sum_{b,t} dY", "[B,Tq,C]", "", When::bias},
     };
     return steps;
 }
@@ -80,20 +151,35 @@ const StepSpec* find_step(std::string_view id) {
 }
 
 bool appears(const StepSpec& step, const Dims& d) {
+    if (step.pass == Pass::backward && !d.backward) return false;  // gradients only with dOutput
     switch (step.when) {
         case When::always: return true;
         case When::cross: return d.cross;
         case When::grouped: return d.Hkv < d.H;
+        case When::bias: return d.bias;
     }
     return false;
 }
 
 // An input or view written as a slot: {src} is the sequence K and V are computed from, {k_heads}
-// the K heads the scores read (shared across query heads under GQA/MQA).
+// the K heads the scores read (shared across query heads under GQA/MQA). Backward: under GQA/MQA
+// the gradients of K and V per query head ({dv_from}, {dk_from}, {d_k_per_head}) are summed over
+// each group into the K/V heads; in plain MHA they are the K/V heads' gradients themselves.
 static std::string resolve(std::string_view ref, const Dims& d) {
+    const bool grouped = d.Hkv < d.H;
     if (ref == "{src}") return d.cross ? "source" : "x";
-    if (ref == "{k_heads}") return d.Hkv < d.H ? "k_shared" : "k_heads";
+    if (ref == "{k_heads}") return grouped ? "k_shared" : "k_heads";
+    if (ref == "{dv_from}") return grouped ? "d_v_shared" : "d_context";
+    if (ref == "{dk_from}") return grouped ? "d_k_shared" : "d_k_t";
+    if (ref == "{d_k_per_head}") return grouped ? "d_k_shared" : "d_k";
     return std::string(ref);
+}
+
+std::string step_op(const StepSpec& step, const Dims& d) {
+    const std::string_view op = step.op;
+    // "{group_op:matmul}": a sum over each group under GQA/MQA, else the op named.
+    if (op.rfind("{group_op:", 0) == 0) return d.Hkv < d.H ? "sum" : std::string(op.substr(10, op.size() - 11));
+    return std::string(op);
 }
 
 std::string step_input(const StepSpec& step, const Dims& d) { return resolve(step.input, d); }
@@ -128,6 +214,8 @@ std::size_t size_of(std::string_view symbol, const Dims& d) {
     if (symbol == "H·D") return d.H * d.D;
     if (symbol == "Hkv·D") return d.Hkv * d.D;
     if (symbol == "1") return 1;
+    if (symbol == "B·T" || symbol == "B·Tq") return d.B * d.T;  // every token of the batch, as a weight's gradient sums them
+    if (symbol == "B·Tk") return d.B * d.Tk;
     return 0;
 }
 
@@ -183,8 +271,18 @@ const char* mask_operand(const StepContext& c) {
                                : " with no mask";
 }
 
+// The backward pass's slots: {group_sum} (the sum over each group of query heads under GQA/MQA),
+// {dx_*} (dX gathers dK and dV too in self-attention, where K and V are computed from X).
+void fill_backward_slots(std::string& text, const Dims& d, bool latex) {
+    const bool grouped = d.Hkv < d.H;
+    replace_all(text, "{group_sum}", !grouped ? "" : latex ? "\\sum_{\\text{group of } {group}} " : "Σ over each group of {group} query heads: ");
+    replace_all(text, "{dx_formula}", d.cross ? "dX = dQ·Wqᵀ" : "dX = dQ·Wqᵀ + dK·Wkᵀ + dV·Wvᵀ");
+    replace_all(text, "{dx_latex}", d.cross ? "dX = dQ\\,W_q^{\\top}" : "dX = dQ\\,W_q^{\\top} + dK\\,W_k^{\\top} + dV\\,W_v^{\\top}");
+}
+
 std::string fill_formula(std::string text, const StepContext& c, bool latex) {
     const Dims& d = c.dims;
+    fill_backward_slots(text, d, latex);
     replace_all(text, "{src}", d.cross ? "S" : "X");
     replace_all(text, "{Hkv}", d.Hkv < d.H ? (latex ? "H_{kv}" : "Hkv") : "H");
     replace_all(text, "{group}", std::to_string(d.group()));
@@ -225,12 +323,44 @@ std::string shape_formula(const StepSpec& step, const StepContext& c) {
     const std::string result = shape_text(step_shape(step, c.dims));
     if (!*step.operands) return result;
     std::string operands = bias_terms(step.operands, c.bias);
+    const bool grouped = c.dims.Hkv < c.dims.H;
+    replace_all(operands, "{dv_operands}", grouped ? "[B,H,Tk,D] summed over groups of {group}" : "[B,H,Tk,Tq] @ [B,H,Tq,D]");
+    replace_all(operands, "{dk_operands}", grouped ? "[B,H,Tk,D] summed over groups of {group}" : "[B,H,D,Tk]");
+    replace_all(operands, "{dx_operands}",
+                c.dims.cross ? "[B,T,H·D] @ [C,H·D]ᵀ" : "[B,T,H·D] @ [C,H·D]ᵀ + [B,T,Hkv·D] @ [C,Hkv·D]ᵀ + [B,T,Hkv·D] @ [C,Hkv·D]ᵀ");
+    replace_all(operands, "{group}", std::to_string(c.dims.group()));
     replace_all(operands, "{mask}", mask_operand(c));
     replace_all(operands, "{D}", std::to_string(c.dims.D));
     return numbers_for_symbols(operands, c.dims) + " → " + result;
 }
 
+// Floating-point operations of a gradient: a product 2·M·K·N, a sum one per value added, the
+// softmax backward four per element (dA ⊙ A, the row sum, the subtraction, the product with A).
+static double backward_flops(const StepSpec& step, const StepContext& c) {
+    const Dims& d = c.dims;
+    const double B = d.B, T = d.T, Tk = d.Tk, C = d.C, H = d.H, D = d.D, HD = H * D, KD = static_cast<double>(d.Hkv) * D;
+    const double scores = B * H * T * Tk;
+    const bool grouped = d.Hkv < d.H;
+    const double group_sum = (static_cast<double>(d.group()) - 1) * B * KD * Tk;
+    const std::string_view id = step.id;
+    if (id == "d_concat") return 2 * B * T * C * C;
+    if (id == "d_weights" || id == "d_q_heads" || id == "d_k_t" || id == "d_v_shared") return 2 * scores * D;
+    if (id == "d_masked") return 4 * scores;
+    if (id == "d_scores") return scores;
+    if (id == "d_v_heads") return grouped ? group_sum : 2 * scores * D;
+    if (id == "d_k_heads") return grouped ? group_sum : 0;
+    if (id == "d_source") return 4 * B * Tk * KD * C + B * Tk * C;
+    if (id == "d_x") return 2 * B * T * HD * C + (d.cross ? 0 : 4 * B * T * KD * C + 2 * B * T * C);
+    if (id == "d_wq") return 2 * C * B * T * HD;
+    if (id == "d_wk" || id == "d_wv") return 2 * C * B * Tk * KD;
+    if (id == "d_wo") return 2 * C * B * T * C;
+    if (id == "d_bq" || id == "d_bo") return B * T * (id == "d_bq" ? HD : C);
+    if (id == "d_bk" || id == "d_bv") return B * Tk * KD;
+    return 0;  // the input dOutput, views, the mask (which writes zeros)
+}
+
 double step_flops(const StepSpec& step, const StepContext& c) {
+    if (step.pass == Pass::backward) return backward_flops(step, c);
     const Dims& d = c.dims;
     const std::string_view op = step.op;
     const double out = static_cast<double>(step_numel(step, d));
@@ -247,10 +377,11 @@ double step_flops(const StepSpec& step, const StepContext& c) {
 }
 
 bool changes_values(const StepSpec& step, const Dims& d, bool masks_a_key) {
-    const std::string_view op = step.op;
+    const std::string op = step_op(step, d);
     if (op == "input" || op == "reshape" || op == "transpose" || op == "repeat" || op == "merge") return false;
     if (op == "scale") return d.D != 1;  // a scale by 1/√1 leaves every value alone
-    if (op == "mask") return masks_a_key;
+    // Backward through the mask: the softmax's backward already gave masked keys a gradient of 0.
+    if (op == "mask") return step.pass == Pass::forward && masks_a_key;
     return true;
 }
 

@@ -112,7 +112,7 @@ constexpr TensorShape tensor_shapes[] = {
     {"x", "B·T·C", true},           {"kv", "B·Tk·C", true},          {"weights.Wq", "C·H·D", true},
     {"weights.Wk", "C·Hkv·D", true}, {"weights.Wv", "C·Hkv·D", true}, {"weights.Wo", "C·C", true},
     {"weights.bq", "H·D", false},    {"weights.bk", "Hkv·D", false},   {"weights.bv", "Hkv·D", false},
-    {"weights.bo", "C", false}};
+    {"weights.bo", "C", false},      {"dOutput", "B·T·C", true}};
 
 std::uint64_t factor(char symbol, bool kv, const Dims& d) {
     switch (symbol) {
@@ -184,7 +184,7 @@ void check_weights(const Weights& w, const Dims& d, bool bias, Peaks& peaks) {
 // is at most that), with seeded tensors at their own bounds (±1 for x and kv, ±1/√C for weights).
 // |values| ≤ 1e4 everywhere always passes for sizes up to 1e6.
 void check_magnitudes(const Config& c, const Dims& d, const Peaks& peaks) {
-    if (!c.x && !c.kv && !c.weights) return;
+    if (!c.x && !c.kv && !c.weights && !c.d_output) return;
     struct Given { std::string field; double peak; const std::vector<float>* values; };
     std::vector<Given> given;
     auto bound = [&](const char* field, const std::vector<float>* values, double seeded) {
@@ -209,12 +209,26 @@ void check_magnitudes(const Config& c, const Dims& d, const Peaks& peaks) {
     const double C = static_cast<double>(d.C), D = static_cast<double>(d.D);
     const double q = C * X * Wq + bq, k = C * S * Wk + bk, v = C * S * Wv + bv;
     const double scores = D * q * k, output = C * v * Wo + bo;
+    // The backward pass's sums, bounded the same way (backward.cpp): dO = dY·Woᵀ, dA = dO·Vᵀ,
+    // dS ≤ 2·|dA| (weights ≤ 1), dQ = dS·K, dK = dSᵀ·Q and dV = Aᵀ·dO (summed over a group),
+    // dX from all three, and each weight's gradient summed over every token.
+    double gradients = 0;
+    if (c.d_output) {
+        const double G = bound("dOutput", &*c.d_output, 0);
+        const double T = static_cast<double>(d.T), Tk = static_cast<double>(d.Tk), B = static_cast<double>(d.B);
+        const double HD = static_cast<double>(d.H * d.D), KD = static_cast<double>(d.Hkv * d.D), group = static_cast<double>(d.group());
+        const double d_concat = C * G * Wo, dS = 2 * D * d_concat * v;
+        const double dq = Tk * dS * k, dk = group * T * dS * q, dv = group * T * d_concat;
+        const double dx = HD * dq * Wq + KD * (dk * Wk + dv * Wv);
+        gradients = std::max({d_concat, dS, dq, dk, dv, dx, B * T * std::max(X, S) * std::max({dq, dk, dv}), B * T * output * G});
+    }
     // A quarter of float32's largest number: room for rounding in long sums, and for the
     // softmax's s − max(s), which can double a magnitude.
     constexpr double limit = FLT_MAX / 4;
     const char* where = std::max({q, k, v}) > limit ? "term.where.projections"
                         : scores > limit            ? "term.where.scores"
                         : output > limit            ? "term.where.output"
+                        : gradients > limit         ? "term.where.gradients"
                                                     : nullptr;
     if (!where) return;
     const Given* largest = &given.front();
@@ -224,7 +238,7 @@ void check_magnitudes(const Config& c, const Dims& d, const Peaks& peaks) {
     while (std::fabs((*largest->values)[index]) != largest->peak) ++index;
     throw MhaError(largest->field, "bad_value.magnitude",
                    {{"field", largest->field}, {"index", str(index)}, {"value", sci(largest->peak)}, {"where", where},
-                    {"worst", sci(std::max({q, k, v, scores, output}))}});
+                    {"worst", sci(std::max({q, k, v, scores, output, gradients}))}});
 }
 
 }  // namespace
@@ -258,7 +272,8 @@ float largest_magnitude(const float* data, std::size_t count) {
 std::uint64_t snapshot_bytes(const Dims& d) {
     double values = 0;
     for (const StepSpec& step : catalogue())
-        if (step.pass == Pass::forward && appears(step, d)) values += static_cast<double>(step_numel(step, d));
+        if ((step.pass == Pass::forward || step.pass == Pass::backward) && appears(step, d))
+            values += static_cast<double>(step_numel(step, d));
     const double bytes = values * sizeof(float);
     return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
@@ -276,6 +291,15 @@ MemoryNeed memory_need(const Dims& d, const Config& c, const RunOptions& options
                      + 3 * B * T * C               // concat, the output and its copy in the trace
                      // made only for a snapshot: the context as its own tensor, GQA's shared heads
                      + (recording ? B * H * T * D + (grouped ? 2 * B * H * Tk * D : 0) : 0));
+    if (d.backward) {
+        // The backward pass (backward.cpp): dOutput, the gradients of concat, q, k, v and of every
+        // parameter, dX (and dS), dX's three terms, one head's A, dA and dS, and the per-head K/V
+        // gradients before the group sum under GQA/MQA.
+        m.inputs += f * B * T * C;
+        m.working += f * (B * T * C + B * T * HD + 2 * B * Tk * KD) + m.weights
+                     + f * (2 * B * T * C + (d.cross ? 2 * B * Tk * C : 0)) + f * 3 * T * Tk + f * 2 * Tk * D
+                     + (recording && grouped ? f * 2 * B * H * Tk * D : 0);
+    }
     if (options.only) {
         const StepSpec* step = find_step(options.only->id);
         m.snapshots = options.only->batch ? f * T * Tk : step ? f * static_cast<double>(step_numel(*step, d)) : 0;
@@ -325,6 +349,8 @@ Dims validate_sizes(const Config& c, const RunOptions& options) {
     Dims d{};
     d.B = c.B; d.T = c.T; d.Tk = c.Tk.value_or(c.T); d.C = c.C; d.H = c.H; d.Hkv = Hkv; d.D = c.C / c.H;
     d.cross = c.kv.has_value() || d.Tk != d.T;
+    d.bias = c.bias;
+    d.backward = c.d_output.has_value();
 
     if (c.key_lengths) {
         const auto& lengths = *c.key_lengths;
@@ -353,6 +379,10 @@ Dims validate(const Config& c, const RunOptions& options) {
         check_values("kv", *c.kv, peaks);
     }
     if (c.weights) check_weights(*c.weights, d, c.bias, peaks);
+    if (c.d_output) {
+        check_tensor_length("dOutput", c.d_output->size(), d);
+        check_values("dOutput", *c.d_output, peaks);
+    }
     check_magnitudes(c, d, peaks);
     return d;
 }

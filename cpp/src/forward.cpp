@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "mha/attention.hpp"
+#include "mha/backward.hpp"
 #include "mha/catalogue.hpp"
 #include "mha/matmul.hpp"
 #include "mha/recorder.hpp"
@@ -127,6 +128,11 @@ Trace forward_pass(const Config& config, const RunOptions& options, const Dims& 
     const tensor3 output = project(concat.data(), B, T, C, w.Wo, w.bo, C);
     rec.record("output", output);
     trace.output.assign(output.begin(), output.end());
+
+    // 19 … 1 backwards, when dOutput is given (backward.cpp).
+    if (d.backward)
+        backward(d, mask, w, {x_values, source, q.data(), k.data(), v.data(), concat.data()}, config.d_output->data(), rec,
+                 trace.gradients);
     return trace;
 }
 

@@ -42,7 +42,7 @@ Snapshot& Recorder::begin(const char* id, shape_t shape) {
 void Recorder::finish(Snapshot& s) {
     const StepSpec& spec = *find_step(s.id);  // every id the pass records is in the catalogue
     s.title = spec.title;
-    s.op = spec.op;
+    s.op = step_op(spec, context_.dims);
     s.input = step_input(spec, context_.dims);
     s.formula = step_formula(spec, context_);
     s.latex = step_latex(spec, context_);

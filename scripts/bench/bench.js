@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-// npm run bench [-- --json results.json] [-- --quick] [-- --only 'T=128 C']
+// npm run bench [-- --json results.json] [-- --quick] [-- --only 'T=128 C'] [-- --only training]
+//
+// Also the training-step benchmark (scripts/bench/train-bench.js): our trainer vs PyTorch on one
+// thread vs TF.js, interleaved, per task, with the time to 99% accuracy.
 //
 // Our WebAssembly engine side by side with ONNX Runtime Web (wasm, 1 thread) and the TF.js wasm
 // backend (XNNPACK, 1 thread), in one Node process, on identical inputs and weights. Every
@@ -17,6 +20,7 @@ import { performance } from 'node:perf_hooks';
 import os from 'node:os';
 
 import { createEngine } from '../../web/src/engine/engine.js';
+import { trainingBenchmark } from './train-bench.js';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -236,6 +240,13 @@ const fmtMs = (ms) => (ms < 1 ? `${(ms * 1000).toFixed(1)} µs` : `${ms.toFixed(
 const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 async function main() {
+  // --only training: just the training-step benchmark (issue 12, scripts/bench/train-bench.js).
+  if (only === 'training') {
+    const training = await trainingBenchmark({ quick });
+    for (const [name, t] of Object.entries(training.targets)) console.log(`  ${t.met ? 'met    ' : 'NOT MET'} ${name}: ${t.ratio.toFixed(2)}×`);
+    if (jsonPath) fs.writeFileSync(jsonPath, JSON.stringify({ training }, null, 2) + '\n');
+    return;
+  }
   const ours = await loadOurs();
   const ort = await loadOrt();
   const tfjs = await loadTfjs();
@@ -308,7 +319,11 @@ async function main() {
   console.log(`payload (gzip -9): ${kb(results.payload.gzipBytes)}`);
   for (const f of results.payload.files) console.log(`  ${f.file.padEnd(28)} ${kb(f.bytes).padStart(10)}  gzip ${kb(f.gzipBytes).padStart(9)}`);
 
+  // The training-step benchmark (issue 12): ours vs PyTorch (one thread) vs TF.js, interleaved.
+  console.log('');
+  results.training = await trainingBenchmark({ quick });
   results.targets = targets(results);
+  for (const [name, t] of Object.entries(results.training.targets)) results.targets[name] = { ...t, text: `${t.ratio.toFixed(2)}×` };
   console.log('\ntargets');
   for (const [name, t] of Object.entries(results.targets)) console.log(`  ${t.met ? 'met    ' : 'NOT MET'} ${name}: ${t.text}`);
 

@@ -28,9 +28,12 @@ enum class When {
     always,
     cross,    ///< cross-attention only (K and V from a source sequence of their own)
     grouped,  ///< GQA/MQA only (Hkv < H)
+    bias,     ///< with biases only (the gradients of bq, bk, bv, bo)
 };
 
-/// One step. Text fields are templates, filled in per run by the functions below:
+/// One step. Text fields are templates, filled in per run by the functions below (backward steps
+/// add the slots {group_sum}, {dx_formula}, {dx_latex}, {dv_operands}, {dk_operands}, {dx_operands}
+/// and the input/view slots {dv_from}, {dk_from}, {d_k_per_head}; see catalogue.cpp):
 ///   axes      axis symbols, comma-separated: B, T, Tq, Tk, C, H, Hkv, D, H·D, Hkv·D.
 ///             Hkv reads "H" in plain MHA (Hkv = H), where K and V have as many heads as Q.
 ///   formula   plain text; {src} is X, or S in cross-attention; {+bq} is " + bq" with a bias;
@@ -58,8 +61,12 @@ const std::vector<StepSpec>& catalogue();
 /// @brief The entry with this id, or nullptr.
 const StepSpec* find_step(std::string_view id);
 
-/// @brief Whether a run of these dims records the step.
+/// @brief Whether a run of these dims records the step (a backward step only when dOutput is given).
 bool appears(const StepSpec& step, const Dims& dims);
+
+/// @brief The step's operation in a run of these dims: a backward step written "{group_op:matmul}"
+///        sums over each group of query heads under GQA/MQA ("sum"), and is the op named otherwise.
+std::string step_op(const StepSpec& step, const Dims& dims);
 
 /// @brief The id of the step this one is computed from in a run of these dims ("" for an input).
 std::string step_input(const StepSpec& step, const Dims& dims);

@@ -61,6 +61,9 @@ struct Config {
     std::optional<std::vector<float>> x;   ///< [B, T, C]; default: seeded
     std::optional<std::vector<float>> kv;  ///< [B, Tk, C] source of K and V; default: x
     std::optional<Weights> weights;        ///< default: seeded
+    /// [B, T, C]: the gradient of a loss L = Σ output ⊙ dOutput. Given, the run also computes the
+    /// backward pass: the gradient of every step and of every parameter (backward.hpp).
+    std::optional<std::vector<float>> d_output;
     std::uint64_t memory_cap = default_memory_cap;  ///< bytes a run may allocate, all told
     Snapshots snapshots = Snapshots::all;
 };
@@ -69,6 +72,8 @@ struct Config {
 struct Dims {
     std::size_t B, T, Tk, C, H, Hkv, D;
     bool cross;  ///< K and V come from a separate source sequence (kv given, or Tk != T)
+    bool bias = true;       ///< the projections have biases (and so their gradients)
+    bool backward = false;  ///< dOutput given: the run also computes every gradient
     std::size_t group() const { return H / Hkv; }  ///< query heads per K/V head
 };
 

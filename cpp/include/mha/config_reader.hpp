@@ -37,7 +37,7 @@ enum class ValueKind { null, missing, boolean, number, string, array, object, ot
 namespace config_reader {
 
 inline const char* const known_keys[] = {"B", "T", "Tk", "C", "H", "Hkv", "bias", "seed", "mask", "keyLengths",
-                                         "x", "kv", "weights", "memoryCap", "snapshots"};
+                                         "x", "kv", "weights", "memoryCap", "snapshots", "dOutput"};
 
 inline std::string known_key_list() {
     std::string list;
@@ -122,7 +122,9 @@ inline std::string closest_key(const std::string& key) {
         std::string a = key, b = known;
         for (auto& ch : a) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         for (auto& ch : b) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        if (a == b || (a == "key_lengths" && b == "keylengths") || (a == "memory_cap" && b == "memorycap")) return known;
+        if (a == b || (a == "key_lengths" && b == "keylengths") || (a == "memory_cap" && b == "memorycap") ||
+            ((a == "d_output" || a == "doutput" || a == "grad_output") && b == "doutput"))
+            return known;
     }
     return "";
 }
@@ -221,6 +223,7 @@ Config read_config(const V& root) {
     if (given(root, "x")) c.x = float_array("x", root.get("x"));
     if (given(root, "kv")) c.kv = float_array("kv", root.get("kv"));
     if (given(root, "weights")) c.weights = parse_weights(root.get("weights"));
+    if (given(root, "dOutput")) c.d_output = float_array("dOutput", root.get("dOutput"));
     return c;
 }
 

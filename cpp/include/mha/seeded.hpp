@@ -24,6 +24,9 @@ public:
         return z ^ (z >> 14);
     }
 
+    /// The state, to carry a stream on later (a trainer's checkpoint holds it).
+    std::uint32_t state() const { return state_; }
+
     /// Uniform in [-1, 1), a multiple of 2^-23.
     float uniform() { return static_cast<float>(next() >> 8) * (1.0f / 8388608.0f) - 1.0f; }
 

@@ -33,6 +33,13 @@ struct Snapshot {
     std::uint64_t bytes = 0;              ///< bytes of the tensor this step produced (numel · 4)
 };
 
+/// The gradients of a run given dOutput (backward.hpp): of its inputs and of every parameter.
+struct Gradients {
+    std::vector<float> x;   ///< [B, T, C]
+    std::vector<float> kv;  ///< [B, Tk, C], cross-attention only
+    Weights weights;        ///< dWq … dbo, in the layout of the config's weights
+};
+
 /// Everything one run produced.
 struct Trace {
     Dims dims;
@@ -42,6 +49,7 @@ struct Trace {
     std::vector<Snapshot> steps;            ///< in walkthrough order; empty when snapshots are off
     std::vector<float> output;              ///< [B, Tq, C], always present
     Weights weights;                        ///< the parameters used (explicit or seeded)
+    Gradients gradients;                    ///< with dOutput only
     std::vector<Warning> warnings;
     std::uint64_t parameter_count = 0;
     std::uint64_t kv_cache_bytes_per_token = 0;

@@ -40,6 +40,17 @@ export interface Config {
    * then computes the values asked for.
    */
   snapshots?: boolean | 'lazy';
+  /**
+   * [B, Tq, C]: the gradient of a loss L = Σ output ⊙ dOutput. Given, the run also goes backwards:
+   * `run.steps` continues with the d_ steps and `run.gradients` holds every gradient.
+   */
+  dOutput?: Float32Array | number[];
+}
+
+/** The gradients of a run given dOutput. */
+export interface Gradients extends Weights {
+  x: Float32Array; // [B, T, C]
+  kv?: Float32Array; // [B, Tk, C], cross-attention only
 }
 
 export interface Weights<T = Float32Array> {
@@ -57,9 +68,14 @@ export interface Weights<T = Float32Array> {
 export type StepId =
   | 'x' | 'source' | 'q' | 'k' | 'v' | 'q_split' | 'k_split' | 'v_split' | 'q_heads' | 'k_heads' | 'v_heads'
   | 'k_shared' | 'v_shared' | 'k_t' | 'scores' | 'scaled' | 'masked' | 'weights' | 'context' | 'context_t'
-  | 'concat' | 'output';
+  | 'concat' | 'output'
+  // the backward pass (with dOutput), in this order
+  | 'd_output' | 'd_concat' | 'd_context_t' | 'd_context' | 'd_weights' | 'd_masked' | 'd_scaled' | 'd_scores'
+  | 'd_k_t' | 'd_v_shared' | 'd_k_shared' | 'd_v_heads' | 'd_k_heads' | 'd_q_heads' | 'd_v_split' | 'd_k_split'
+  | 'd_q_split' | 'd_v' | 'd_k' | 'd_q' | 'd_source' | 'd_x' | 'd_wq' | 'd_wk' | 'd_wv' | 'd_wo' | 'd_bq' | 'd_bk'
+  | 'd_bv' | 'd_bo';
 
-export type StepOp = 'input' | 'projection' | 'reshape' | 'transpose' | 'repeat' | 'matmul' | 'scale' | 'mask' | 'softmax' | 'merge';
+export type StepOp = 'input' | 'projection' | 'reshape' | 'transpose' | 'repeat' | 'matmul' | 'scale' | 'mask' | 'softmax' | 'merge' | 'sum';
 
 export type AxisName = 'B' | 'T' | 'Tq' | 'Tk' | 'C' | 'H' | 'Hkv' | 'D' | 'H·D' | 'Hkv·D';
 
@@ -165,6 +181,8 @@ export class Run {
    * engine was given (the caller's own Float32Arrays, or their Float32Array conversion).
    */
   readonly weights: Weights;
+  /** With dOutput: the gradients of the inputs and of every parameter; null without. */
+  readonly gradients: Gradients | null;
   /**
    * The step with this id. With `{batch, head}` (scores, scaled, masked, weights only): that
    * batch row's head, shape [1, 1, Tq, Tk], strides [0, 0, Tk, 1]. In a lazy run the engine
@@ -185,7 +203,9 @@ export class Run {
 export type ErrorCode =
   | 'bad_json' | 'unknown_key' | 'bad_type' | 'missing' | 'bad_size' | 'not_divisible' | 'heads_not_divisible'
   | 'bad_key_lengths' | 'bad_tensor_length' | 'non_finite' | 'bad_value' | 'memory_cap' | 'unknown_step' | 'released'
-  | 'out_of_memory' | 'internal';
+  | 'out_of_memory' | 'internal'
+  // the trainer
+  | 'unknown_task' | 'bad_option' | 'bad_tokens' | 'checkpoint' | 'trainer';
 
 /** The engine's message table: every error and warning, by key, in English and Chinese. */
 export type MessageTable = Readonly<Record<string, { readonly en: string; readonly zh: string }>>;
@@ -277,13 +297,108 @@ export interface Engine {
    * @throws MhaError (code "bad_size" or "bad_tensor_length")
    */
   matmul(a: Float32Array | number[], b: Float32Array | number[], sizes: { M: number; K: number; N: number }): Float32Array;
+  /** A tiny transformer trained on a task (an engine made with createEngine({ trainer: true })). */
+  trainer(options?: TrainerOptions): Trainer;
+  /** Every step the engine knows (forward and backward), in walkthrough order. */
+  readonly catalogue: { id: string; pass: 'forward' | 'backward' | 'tiled' | 'incremental'; op: string; input: string; axes: string;
+    title: string; formula: string; latex: string; viewOf: string; when: string }[];
   /** Bytes of wasm linear memory (grows to the largest run, never shrinks). */
   readonly memoryBytes: number;
   /** Embind value handles alive in the module: the same after every run unless something leaks. */
   readonly liveHandles: number;
 }
 
+export type TaskName = 'reverse' | 'sort' | 'previous' | 'induction';
+
+/** engine.trainer(options): every option but task defaults to the task's (trainer.options shows them). */
+export interface TrainerOptions {
+  task?: TaskName;
+  /** 0 … 2³²−1; default 0. Fixes the parameters, every batch and dropout. */
+  seed?: number;
+  /** Sequence length (4 … 64) and vocabulary (2 … 512; sort needs ≥ T, induction ≥ T − 3). */
+  T?: number;
+  vocab?: number;
+  /** 1 … 4 blocks, 1 … 16 heads dividing width (4 … 256). */
+  layers?: number;
+  heads?: number;
+  width?: number;
+  /** A ReLU MLP (C → 4C → C) after each attention; pre-LayerNorm before each sublayer (default true). */
+  mlp?: boolean;
+  layernorm?: boolean;
+  /** Sequences per step (1 … 512, default 32). */
+  batch?: number;
+  /** AdamW: learning rate (0 … 1], decoupled weight decay [0, 1] (default 0.01). */
+  lr?: number;
+  weightDecay?: number;
+  /** Dropout on the attention weights in training, [0, 0.9] (default 0). */
+  dropout?: number;
+  /** Gradient clipping by global norm (default 1; 0: none). */
+  clip?: number;
+  /** What trainer.save() returned: continue that trainer (no other option with it). */
+  checkpoint?: Uint8Array;
+}
+
+export interface TaskInfo {
+  name: TaskName;
+  T: number;
+  /** Input tokens are the integers 0 … vocab − 1. */
+  vocab: number;
+  causal: boolean;
+  /** The default training length, in which the task reaches its targets. */
+  steps: number;
+  /** The job its head is measured on, and the score it reaches. */
+  job: keyof JobScores;
+  jobTarget: number;
+}
+
+/** Attention mass on the keys a job expects, averaged over fresh batches. */
+export interface JobScores {
+  antiDiagonal: number; // query i → key T−1−i
+  answer: number; // query i → the keys holding target[i]
+  previousToken: number; // query i → key i−1
+  prefixMatching: number; // query i → the key after an earlier occurrence of token i (Olsson et al.)
+}
+
+export interface HeadScore {
+  layer: number;
+  head: number;
+  jobs: JobScores;
+  /** The task's own job's score. */
+  score: number;
+}
+
+export interface TrainResult {
+  step: number;
+  /** The last step's training loss and accuracy (on its scored positions). */
+  loss: number;
+  accuracy: number;
+  /** Every step's loss. */
+  losses: Float32Array;
+}
+
+export class Trainer {
+  readonly task: TaskInfo;
+  readonly options: Required<Omit<TrainerOptions, 'checkpoint'>>;
+  readonly step: number;
+  readonly parameterCount: number;
+  /** Trains synchronously (1 … 100,000 steps): call it in chunks from a Web Worker. */
+  train(steps?: number): TrainResult;
+  /** On fresh batches (the same ones every call), without dropout. */
+  evaluate(options?: { sequences?: number }): { loss: number; accuracy: number; sequences: number };
+  headScores(): HeadScore[];
+  /** tokens [B, T] → the predicted target per position, [B, T]. */
+  predict(tokens: Int32Array | number[]): Int32Array;
+  /** Every layer's attention weights [B, H, T, T], without dropout. */
+  attention(tokens: Int32Array | number[]): { layer: number; weights: Float32Array }[];
+  /** One layer's block as a walkthrough run, forward and backward (its dOutput from the loss). */
+  run(tokens: Int32Array | number[], options?: { layer?: number }): Run;
+  /** The whole trainer as bytes; engine.trainer({ checkpoint }) continues from it exactly. */
+  save(): Uint8Array;
+}
+
 export interface EngineOptions {
+  /** Load the engine with the trainer (dist/mha_trainer.wasm), which engine.trainer() needs. */
+  trainer?: boolean;
   /** Where the .wasm is; default: next to dist/mha_engine.mjs. */
   wasmUrl?: string | URL;
   /** The .wasm bytes, if already loaded. */

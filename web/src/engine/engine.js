@@ -11,11 +11,12 @@
 import createMhaModule from '../../dist/mha_engine.mjs';
 import { MhaError, MhaWarning } from './errors.js';
 import { Run, sliceOf } from './run.js';
+import { createTrainer, Trainer } from './trainer.js';
 import { isPlainObject } from './values.js';
 
-export { MhaError, MhaWarning, Run };
+export { MhaError, MhaWarning, Run, Trainer };
 
-const TENSOR_KEYS = ['x', 'kv', 'weights'];
+const TENSOR_KEYS = ['x', 'kv', 'weights', 'dOutput'];
 
 /**
  * The config as the engine reads it: its own enumerable keys, each read once (a getter cannot
@@ -47,7 +48,7 @@ function ownCopy(rest, tensors) {
   const ownRest = Object.create(null);
   for (const key of Object.keys(rest)) ownRest[key] = copy(rest[key]);
   const ownTensors = {};
-  for (const key of ['x', 'kv']) if (tensors[key] != null) ownTensors[key] = copy(tensors[key]);
+  for (const key of ['x', 'kv', 'dOutput']) if (tensors[key] != null) ownTensors[key] = copy(tensors[key]);
   if (tensors.weights != null) {
     ownTensors.weights = Object.create(null);
     for (const key of Object.keys(tensors.weights)) ownTensors.weights[key] = copy(tensors.weights[key]);
@@ -61,11 +62,13 @@ class Engine {
   #module;
   #messages;
   #catalogue;
+  #withTrainer;
 
-  constructor(module) {
+  constructor(module, { trainer = false } = {}) {
     this.#module = module;
     this.#messages = module.messageTable();
     this.#catalogue = module.catalogue();
+    this.#withTrainer = trainer;
   }
 
   /**
@@ -83,6 +86,10 @@ class Engine {
 
   /**
    * Validates `config` and runs the forward pass; throws MhaError naming the first problem.
+   * With `dOutput` ([B, Tq, C], a Float32Array or numbers: the gradient of a loss
+   * L = Σ output ⊙ dOutput) the run also goes backwards: `run.steps` continues with the d_ steps
+   * (the gradient of each step, in its shape) and `run.gradients` holds { x, kv (cross-attention),
+   * Wq, Wk, Wv, Wo, bq, bk, bv, bo } as Float32Arrays.
    * `snapshots: 'lazy'` returns every step's metadata with `data: null`, for sizes whose full
    * trace would not fit the memory cap (B=1 T=4096 C=768 H=12: 3.4 GiB); `run.step(id, {batch,
    * head})` then computes what is asked for.
@@ -106,6 +113,10 @@ class Engine {
       output: result.output,
       weights,
     };
+    if (result.gradients) {  // dOutput given: { x, kv (cross-attention), Wq, …, bo }
+      trace.gradients = result.gradients;
+      owned.push(...Object.values(result.gradients));
+    }
     if (rest.snapshots !== 'lazy') return new Run(trace, { messages, owned });
     ({ rest, tensors } = ownCopy(rest, tensors));
     const fetch = (step, slice) => {
@@ -172,6 +183,17 @@ class Engine {
     return this.#call('matmul', a, b, M, K, N);
   }
 
+  /**
+   * A tiny transformer trained on a task in the engine (trainer.js): `{ task: 'reverse' | 'sort'
+   * | 'previous' | 'induction', seed, layers, heads, width, mlp, layernorm, T, vocab, batch, lr,
+   * weightDecay, dropout, clip }`, each but task optional (the task's defaults), or
+   * `{ checkpoint }` (what trainer.save() returned). Throws MhaError naming the option at fault.
+   */
+  trainer(options = {}) {
+    if (!this.#withTrainer) throw MhaError.from({ field: 'trainer', key: 'trainer.not_loaded', params: {} }, this.#messages);
+    return createTrainer(this.#module, this.#messages, options);
+  }
+
   /** Bytes of wasm linear memory: it grows to the largest run so far and never shrinks. */
   get memoryBytes() {
     return this.#module.HEAP8.buffer.byteLength;
@@ -195,12 +217,19 @@ class Engine {
 
 const isNode = typeof process !== 'undefined' && Boolean(process.versions?.node);
 
+// The engine with the trainer is a module of its own (dist/mha_trainer.mjs and .wasm), loaded only
+// when asked for, so that a page that never trains downloads the smaller one. Not a literal
+// import, so that a bundler does not pull it into a bundle that does not train.
+const TRAINER_GLUE = new URL('../../dist/mha_trainer.mjs', import.meta.url).href;
+
 /**
  * Loads the WebAssembly engine. Options: `wasmUrl` (where the .wasm is; default: next to
- * dist/mha_engine.mjs) or `wasmBinary` (its bytes).
+ * dist/mha_engine.mjs) or `wasmBinary` (its bytes); `trainer: true` loads the engine with the
+ * trainer (dist/mha_trainer.mjs and .wasm, ~35 KB more gzipped), which engine.trainer() needs.
  */
-export async function createEngine({ wasmUrl, wasmBinary } = {}) {
-  const url = wasmUrl ? new URL(wasmUrl, isNode ? import.meta.url : document.baseURI) : new URL('../../dist/mha_engine.wasm', import.meta.url);
+export async function createEngine({ wasmUrl, wasmBinary, trainer = false } = {}) {
+  const name = trainer ? 'mha_trainer' : 'mha_engine';
+  const url = wasmUrl ? new URL(wasmUrl, isNode ? import.meta.url : document.baseURI) : new URL(`../../dist/${name}.wasm`, import.meta.url);
   const moduleOptions = {};
   if (wasmBinary) {
     moduleOptions.wasmBinary = wasmBinary;
@@ -211,5 +240,6 @@ export async function createEngine({ wasmUrl, wasmBinary } = {}) {
   } else {
     moduleOptions.locateFile = () => url.href;
   }
-  return new Engine(await createMhaModule(moduleOptions));
+  const factory = trainer ? (await import(TRAINER_GLUE)).default : createMhaModule;
+  return new Engine(await factory(moduleOptions), { trainer });
 }

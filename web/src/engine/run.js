@@ -15,12 +15,13 @@ export class Run {
    * `fetch(step, slice)`: for a lazy run, asks the engine for a step's values (or one head's).
    * `owned`: the arrays this run made, which release() empties (never the caller's own tensors).
    */
-  constructor({ steps, summary, warnings, output, weights }, { fetch = null, messages, owned = [] }) {
+  constructor({ steps, summary, warnings, output, weights, gradients }, { fetch = null, messages, owned = [] }) {
     this.steps = steps;
     this.summary = summary;
     this.warnings = warnings;
     this.output = output;
     this.weights = weights;
+    this.gradients = gradients ?? null;  // with dOutput only
     this.#fetch = fetch;
     this.#messages = messages;
     this.#owned = owned;

@@ -1,0 +1,448 @@
+#include "mha/model/trainer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "mha/config.hpp"
+#include "mha/error.hpp"
+#include "mha/forward.hpp"
+#include "mha/model/layers.hpp"
+
+namespace mha::model {
+namespace {
+
+std::string number_text(double value) {
+    if (value == std::floor(value) && std::fabs(value) < 1e15) return std::to_string(static_cast<long long>(value));
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return text;
+}
+
+// A whole-number option within [min, max], or the task's default.
+std::size_t whole_option(const char* field, const std::optional<double>& value, std::size_t fallback, double min, double max) {
+    if (!value) return fallback;
+    if (std::floor(*value) != *value)
+        throw MhaError(field, "bad_option.whole", {{"field", field}, {"value", number_text(*value)}});
+    if (*value < min || *value > max)
+        throw MhaError(field, "bad_option.range", {{"field", field}, {"value", number_text(*value)}, {"min", number_text(min)}, {"max", number_text(max)}});
+    return static_cast<std::size_t>(*value);
+}
+
+// A real-valued option within [min, max] (min excluded when `open_min`), or the default.
+float real_option(const char* field, const std::optional<double>& value, float fallback, double min, double max, bool open_min) {
+    if (!value) return fallback;
+    if (!(open_min ? *value > min : *value >= min) || !(*value <= max)) {
+        const char* key = open_min ? "bad_option.range_open" : "bad_option.range";
+        throw MhaError(field, key, {{"field", field}, {"value", number_text(*value)}, {"min", number_text(min)}, {"max", number_text(max)}});
+    }
+    return static_cast<float>(*value);
+}
+
+std::string divisors_of(std::size_t n) {
+    std::string list;
+    for (std::size_t d = 1; d <= n; ++d)
+        if (n % d == 0) list += (list.empty() ? "" : ", ") + std::to_string(d);
+    return list;
+}
+
+// Bytes one trainer may allocate, in every build (a third of what wasm can address: a call holds
+// the checkpoint it was given and the one it returns besides the training step's tensors).
+constexpr double trainer_memory_limit = 1024.0 * 1024 * 1024;
+
+}  // namespace
+
+TrainerConfig resolve_options(const TrainerOptions& o) {
+    const TaskSpec* spec = find_task(o.task);
+    if (!spec) throw MhaError("task", "unknown_task", {{"value", o.task}});
+    TrainerConfig c;
+    c.task = spec->task;
+    c.steps = spec->steps;
+    c.seed = static_cast<std::uint32_t>(whole_option("seed", o.seed, 0, 0, 4294967295.0));
+    ModelShape& s = c.shape;
+    s.causal = spec->causal;
+    s.T = whole_option("T", o.T, spec->T, 4, 64);
+    s.vocab = whole_option("vocab", o.vocab, spec->vocab, 2, 512);
+    s.layers = whole_option("layers", o.layers, spec->layers, 1, 4);
+    s.heads = whole_option("heads", o.heads, spec->heads, 1, 16);
+    s.C = whole_option("width", o.width, spec->width, 4, 256);
+    s.mlp = o.mlp.value_or(spec->mlp);
+    s.layernorm = o.layernorm.value_or(true);
+    c.batch = whole_option("batch", o.batch, 32, 1, 512);
+    c.lr = real_option("lr", o.lr, spec->lr, 0, 1, true);
+    c.weight_decay = real_option("weightDecay", o.weight_decay, 0.01f, 0, 1, false);
+    c.dropout = real_option("dropout", o.dropout, 0.0f, 0, 0.9, false);
+    c.clip = real_option("clip", o.clip, 1.0f, 0, 1e6, false);
+    if (s.C % s.heads != 0)
+        throw MhaError("heads", "bad_option.heads", {{"width", std::to_string(s.C)}, {"heads", std::to_string(s.heads)}, {"divisors", divisors_of(s.C)}});
+    const std::size_t needed = min_vocab(c.task, s.T);
+    if (s.vocab < needed)
+        throw MhaError("vocab", "bad_option.vocab", {{"vocab", std::to_string(s.vocab)}, {"task", spec->name}, {"T", std::to_string(s.T)},
+                                                     {"needed", std::to_string(needed)}});
+    const double need = trainer_memory(c);
+    if (need > trainer_memory_limit)
+        throw MhaError("batch", "memory_cap.trainer", {{"needed", format_bytes(need)}, {"limit", format_bytes(trainer_memory_limit)}});
+    return c;
+}
+
+double trainer_memory(const TrainerConfig& c) {
+    const ModelShape& s = c.shape;
+    const double N = static_cast<double>(c.batch) * s.T, C = s.C, H = s.heads, T = s.T, V = s.vocab, L = s.layers;
+    double params = V * C + T * C + C * V + V + 2 * C;
+    params += L * (4 * C * C + 4 * C + 2 * C + (s.mlp ? 8 * C * C + 5 * C + 2 * C : 0));
+    const double per_layer = 8 * N * C + 6 * N + (s.mlp ? 3 * N * C + 8 * N * C : 0) + 2 * N * H * T;
+    const double activations = L * per_layer + 3 * N * C + 2 * N * V + 2 * N;
+    const double backward = 8 * N * C + (s.mlp ? 8 * N * C : 0) + N * V + std::max(N * C, 4 * C * C) + 2 * T * T;
+    return 4 * (4 * params + activations + backward);  // params, grads and two moments; checkpoints twice more in flight
+}
+
+TrainerState create_trainer(const TrainerConfig& config) {
+    TrainerState state;
+    state.config = config;
+    const ParamLayout layout = layout_of(config.shape);
+    state.params = initial_parameters(config.shape, layout, config.seed);
+    state.m.assign(layout.total, 0.0f);
+    state.v.assign(layout.total, 0.0f);
+    state.rng = config.seed ^ 0x7A5C0DE5u;  // the training batches' stream, apart from the parameters'
+    return state;
+}
+
+// --- Checkpoints ----------------------------------------------------------------------------------
+
+namespace {
+
+constexpr std::uint32_t magic = 0x5441484Du;  // "MHAT" as little-endian bytes
+
+// FNV-1a over the little-endian 32-bit words (every checkpoint is whole words): a quarter of the
+// byte-wise loop, which a stateless call pays on every chunk of training.
+std::uint32_t fnv1a(const std::uint8_t* bytes, std::size_t n) {
+    std::uint32_t hash = 2166136261u;
+    for (std::size_t i = 0; i + 4 <= n; i += 4) {
+        std::uint32_t word;
+        std::memcpy(&word, bytes + i, 4);
+        hash = (hash ^ word) * 16777619u;
+    }
+    return hash;
+}
+
+class Writer {
+public:
+    void u32(std::uint32_t v) { put(&v, 4); }
+    void f32(float v) { put(&v, 4); }
+    void floats(const std::vector<float>& v) { put(v.data(), v.size() * 4); }
+    std::vector<std::uint8_t> bytes;
+
+private:
+    void put(const void* p, std::size_t n) {
+        const auto* b = static_cast<const std::uint8_t*>(p);
+        bytes.insert(bytes.end(), b, b + n);
+    }
+};
+
+class Reader {
+public:
+    Reader(const std::uint8_t* bytes, std::size_t size) : bytes_(bytes), size_(size) {}
+    bool has(std::size_t n) const { return size_ - at_ >= n; }
+    std::uint32_t u32() { std::uint32_t v; get(&v, 4); return v; }
+    float f32() { float v; get(&v, 4); return v; }
+    void floats(std::vector<float>& v, std::size_t n) { v.resize(n); get(v.data(), n * 4); }
+
+private:
+    void get(void* p, std::size_t n) {
+        std::memcpy(p, bytes_ + at_, n);
+        at_ += n;
+    }
+    const std::uint8_t* bytes_;
+    std::size_t size_, at_ = 0;
+};
+
+[[noreturn]] void corrupt(const char* reason) { throw MhaError("checkpoint", "checkpoint.corrupt", {{"reason", reason}}); }
+
+constexpr std::size_t header_words = 3, option_words = 17, state_words = 3;
+
+}  // namespace
+
+std::vector<std::uint8_t> save(const TrainerState& s) {
+    const TrainerConfig& c = s.config;
+    Writer w;
+    w.u32(magic);
+    w.u32(checkpoint_version);
+    w.u32(0);  // the length, filled in below
+    w.u32(static_cast<std::uint32_t>(c.task));
+    w.u32(c.seed);
+    for (const std::size_t size : {c.shape.T, c.shape.vocab, c.shape.layers, c.shape.heads, c.shape.C, c.batch})
+        w.u32(static_cast<std::uint32_t>(size));
+    w.u32((c.shape.mlp ? 1u : 0u) | (c.shape.layernorm ? 2u : 0u));
+    for (const float value : {c.lr, c.weight_decay, c.dropout, c.clip, c.beta1, c.beta2, c.eps}) w.f32(value);
+    w.u32(static_cast<std::uint32_t>(c.steps));
+    w.u32(s.step);
+    w.u32(s.rng);
+    w.u32(static_cast<std::uint32_t>(s.params.size()));
+    w.floats(s.params);
+    w.floats(s.m);
+    w.floats(s.v);
+    const auto length = static_cast<std::uint32_t>(w.bytes.size() + 4);
+    std::memcpy(w.bytes.data() + 8, &length, 4);
+    w.u32(fnv1a(w.bytes.data(), w.bytes.size()));
+    return w.bytes;
+}
+
+TrainerState load(const std::uint8_t* bytes, std::size_t size) {
+    Reader r(bytes, size);
+    if (size < 4 || r.u32() != magic) throw MhaError("checkpoint", "checkpoint.not_a_checkpoint", {});
+    if (size % 4 != 0) corrupt("term.corrupt.length");
+    if (!r.has(8)) corrupt("term.corrupt.length");
+    const std::uint32_t version = r.u32();
+    if (version != checkpoint_version)
+        throw MhaError("checkpoint", "checkpoint.version", {{"found", std::to_string(version)}, {"expected", std::to_string(checkpoint_version)}});
+    if (r.u32() != size || size < 4 * (header_words + option_words + state_words + 1)) corrupt("term.corrupt.length");
+    std::uint32_t stored;
+    std::memcpy(&stored, bytes + size - 4, 4);
+    if (stored != fnv1a(bytes, size - 4)) corrupt("term.corrupt.checksum");
+
+    // The options, checked as if a user had written them.
+    TrainerOptions o;
+    const std::uint32_t task = r.u32();
+    if (task >= task_specs().size()) corrupt("term.corrupt.options");
+    o.task = task_specs()[task].name;
+    o.seed = r.u32();
+    o.T = r.u32(); o.vocab = r.u32(); o.layers = r.u32(); o.heads = r.u32(); o.width = r.u32(); o.batch = r.u32();
+    const std::uint32_t flags = r.u32();
+    o.mlp = (flags & 1u) != 0;
+    o.layernorm = (flags & 2u) != 0;
+    o.lr = r.f32(); o.weight_decay = r.f32(); o.dropout = r.f32(); o.clip = r.f32();
+    TrainerState s;
+    try {
+        s.config = resolve_options(o);
+    } catch (const MhaError&) {
+        corrupt("term.corrupt.options");
+    }
+    s.config.beta1 = r.f32(); s.config.beta2 = r.f32(); s.config.eps = r.f32();
+    if (!(s.config.beta1 >= 0 && s.config.beta1 < 1 && s.config.beta2 >= 0 && s.config.beta2 < 1 && s.config.eps > 0)) corrupt("term.corrupt.options");
+    s.config.steps = r.u32();
+    s.step = r.u32();
+    s.rng = r.u32();
+    const std::size_t n = r.u32();
+    if (n != layout_of(s.config.shape).total || !r.has(3 * static_cast<std::size_t>(n) * 4 + 4) || size != 4 * (header_words + option_words + state_words + 1) + 12 * n)
+        corrupt("term.corrupt.length");
+    r.floats(s.params, n);
+    r.floats(s.m, n);
+    r.floats(s.v, n);
+    for (const std::vector<float>* values : {&s.params, &s.m, &s.v})
+        if (!(largest_magnitude(values->data(), n) <= std::numeric_limits<float>::max())) corrupt("term.corrupt.values");
+    return s;
+}
+
+// --- Training -------------------------------------------------------------------------------------
+
+namespace {
+
+// beta^t by repeated squaring: exact IEEE products, the same in every build (std::pow need not be).
+double power(double beta, std::uint64_t t) {
+    double result = 1.0;
+    while (t) {
+        if (t & 1) result *= beta;
+        beta *= beta;
+        t >>= 1;
+    }
+    return result;
+}
+
+void adamw_step(TrainerState& s, const std::vector<float>& grads) {
+    const TrainerConfig& c = s.config;
+    const std::uint64_t t = static_cast<std::uint64_t>(s.step) + 1;
+    const float correction1 = static_cast<float>(1.0 - power(c.beta1, t));
+    const float correction2 = static_cast<float>(1.0 - power(c.beta2, t));
+    const float decay = c.lr * c.weight_decay;
+    for (std::size_t i = 0; i < s.params.size(); ++i) {
+        const float g = grads[i];
+        s.m[i] = c.beta1 * s.m[i] + (1.0f - c.beta1) * g;
+        s.v[i] = c.beta2 * s.v[i] + (1.0f - c.beta2) * g * g;
+        const float m_hat = s.m[i] / correction1;
+        const float v_hat = s.v[i] / correction2;
+        // Decoupled weight decay (AdamW, as torch.optim.AdamW), then the Adam step.
+        s.params[i] -= decay * s.params[i];
+        s.params[i] -= c.lr * m_hat / (std::sqrt(v_hat) + c.eps);
+    }
+}
+
+// Gradient clipping by global norm, as torch.nn.utils.clip_grad_norm_: summed in order in double.
+void clip_gradients(std::vector<float>& grads, float max_norm) {
+    if (max_norm <= 0) return;
+    double squares = 0;
+    for (const float g : grads) squares += static_cast<double>(g) * g;
+    const double norm = std::sqrt(squares);
+    const double scale = max_norm / (norm + 1e-6);
+    if (scale >= 1.0) return;
+    const auto factor = static_cast<float>(scale);
+    for (float& g : grads) g *= factor;
+}
+
+Activations batch_of(const TrainerConfig& c, std::size_t B) {
+    Activations a;
+    a.B = B;
+    a.tokens.resize(B * c.shape.T);
+    a.targets.resize(B * c.shape.T);
+    return a;
+}
+
+}  // namespace
+
+TrainChunk train(TrainerState& s, double steps) {
+    if (!(steps >= 1 && steps <= max_steps_per_call && std::floor(steps) == steps))
+        throw MhaError("steps", "bad_option.range", {{"field", "steps"}, {"value", number_text(steps)}, {"min", "1"}, {"max", number_text(max_steps_per_call)}});
+    const TrainerConfig& c = s.config;
+    const ParamLayout layout = layout_of(c.shape);
+    Activations a = batch_of(c, c.batch);
+    std::vector<float> grads;
+    Mulberry32 rng(s.rng);
+    TrainChunk chunk;
+    chunk.losses.reserve(static_cast<std::size_t>(steps));
+    for (std::size_t i = 0; i < static_cast<std::size_t>(steps); ++i) {
+        // 1. A fresh batch. 2. Forward with dropout. 3. Backward. 4. Clip. 5. AdamW.
+        make_batch(c.task, c.batch, c.shape.T, c.shape.vocab, rng, a.tokens.data(), a.targets.data());
+        const ForwardResult r = forward(c.shape, layout, s.params, a, c.dropout, c.dropout > 0 ? &rng : nullptr);
+        backward(c.shape, layout, s.params, a, grads);
+        clip_gradients(grads, c.clip);
+        adamw_step(s, grads);
+        ++s.step;
+        chunk.losses.push_back(static_cast<float>(r.loss));
+        chunk.loss = r.loss;
+        chunk.accuracy = r.counted ? static_cast<double>(r.correct) / static_cast<double>(r.counted) : 0.0;
+    }
+    s.rng = rng.state();
+    chunk.step = s.step;
+    return chunk;
+}
+
+// --- Evaluation -----------------------------------------------------------------------------------
+
+namespace {
+
+constexpr std::size_t eval_batch = 64;
+
+// Runs `fn(acts)` on `sequences` fresh sequences, eval_batch at a time, from the evaluation stream.
+template <class Fn>
+void over_fresh_batches(const TrainerState& s, std::size_t sequences, Fn&& fn) {
+    const TrainerConfig& c = s.config;
+    const ParamLayout layout = layout_of(c.shape);
+    Mulberry32 rng(c.seed ^ 0xE7A15EEDu);
+    for (std::size_t done = 0; done < sequences; done += eval_batch) {
+        const std::size_t B = std::min(eval_batch, sequences - done);
+        Activations a = batch_of(c, B);
+        make_batch(c.task, B, c.shape.T, c.shape.vocab, rng, a.tokens.data(), a.targets.data());
+        fn(a, forward(c.shape, layout, s.params, a, 0.0f, nullptr));
+    }
+}
+
+}  // namespace
+
+Evaluation evaluate(const TrainerState& s, std::size_t sequences) {
+    Evaluation e;
+    double loss_sum = 0, correct = 0, counted = 0;
+    over_fresh_batches(s, sequences, [&](const Activations&, const ForwardResult& r) {
+        loss_sum += r.loss * static_cast<double>(r.counted);
+        correct += static_cast<double>(r.correct);
+        counted += static_cast<double>(r.counted);
+    });
+    e.loss = counted ? loss_sum / counted : 0;
+    e.accuracy = counted ? correct / counted : 0;
+    e.sequences = sequences;
+    return e;
+}
+
+std::vector<HeadScore> head_scores(const TrainerState& s, std::size_t sequences) {
+    const ModelShape& shape = s.config.shape;
+    const std::size_t T = shape.T, H = shape.heads;
+    std::vector<JobTally> tallies(shape.layers * H);
+    over_fresh_batches(s, sequences, [&](const Activations& a, const ForwardResult&) {
+        for (std::size_t l = 0; l < shape.layers; ++l)
+            for (std::size_t b = 0; b < a.B; ++b)
+                for (std::size_t h = 0; h < H; ++h)
+                    tallies[l * H + h].add(s.config.task, a.layers[l].weights.data() + (b * H + h) * T * T, a.tokens.data() + b * T,
+                                           a.targets.data() + b * T, T);
+    });
+    std::vector<HeadScore> scores;
+    for (std::size_t l = 0; l < shape.layers; ++l)
+        for (std::size_t h = 0; h < H; ++h) scores.push_back({l, h, tallies[l * H + h].scores()});
+    return scores;
+}
+
+std::size_t check_tokens(const TrainerState& s, const std::vector<std::int32_t>& tokens) {
+    const std::size_t T = s.config.shape.T, V = s.config.shape.vocab, max_batch = 512;
+    if (tokens.empty() || tokens.size() % T != 0 || tokens.size() / T > max_batch)
+        throw MhaError("tokens", "bad_tokens.length", {{"count", std::to_string(tokens.size())}, {"T", std::to_string(T)},
+                                                       {"max", std::to_string(max_batch * T)}});
+    for (std::size_t i = 0; i < tokens.size(); ++i)
+        if (tokens[i] < 0 || static_cast<std::size_t>(tokens[i]) >= V)
+            throw MhaError("tokens", "bad_tokens.value", {{"index", std::to_string(i)}, {"value", std::to_string(tokens[i])},
+                                                          {"max", std::to_string(V - 1)}, {"vocab", std::to_string(V)}});
+    return tokens.size() / T;
+}
+
+namespace {
+
+Activations forward_on(const TrainerState& s, const std::vector<std::int32_t>& tokens) {
+    const std::size_t B = check_tokens(s, tokens), T = s.config.shape.T;
+    Activations a = batch_of(s.config, B);
+    a.tokens = tokens;
+    for (std::size_t b = 0; b < B; ++b) targets_for(s.config.task, a.tokens.data() + b * T, T, a.targets.data() + b * T);
+    forward(s.config.shape, layout_of(s.config.shape), s.params, a, 0.0f, nullptr);
+    return a;
+}
+
+}  // namespace
+
+std::vector<std::int32_t> predict(const TrainerState& s, const std::vector<std::int32_t>& tokens) {
+    const Activations a = forward_on(s, tokens);
+    const std::size_t V = s.config.shape.vocab;
+    std::vector<std::int32_t> predicted(tokens.size());
+    for (std::size_t n = 0; n < tokens.size(); ++n) {
+        const float* row = a.logits.data() + n * V;
+        predicted[n] = static_cast<std::int32_t>(std::max_element(row, row + V) - row);
+    }
+    return predicted;
+}
+
+std::vector<std::vector<float>> attention(const TrainerState& s, const std::vector<std::int32_t>& tokens) {
+    Activations a = forward_on(s, tokens);
+    std::vector<std::vector<float>> weights;
+    for (LayerActivations& layer : a.layers) weights.push_back(std::move(layer.weights));
+    return weights;
+}
+
+Trace block_run(const TrainerState& s, const std::vector<std::int32_t>& tokens, double layer_value) {
+    const ModelShape& shape = s.config.shape;
+    const std::size_t layer = [&] {
+        if (!(layer_value >= 0 && layer_value < static_cast<double>(shape.layers) && std::floor(layer_value) == layer_value))
+            throw MhaError("layer", "bad_option.range",
+                           {{"field", "layer"}, {"value", number_text(layer_value)}, {"min", "0"}, {"max", std::to_string(shape.layers - 1)}});
+        return static_cast<std::size_t>(layer_value);
+    }();
+    const Activations a = forward_on(s, tokens);
+    const ParamLayout layout = layout_of(shape);
+    std::vector<float> grads, d_attention;
+    backward(shape, layout, s.params, a, grads, static_cast<long>(layer), &d_attention);
+
+    // The block as the walkthrough's config: x is what the block reads (after LayerNorm).
+    const LayerActivations& L = a.layers[layer];
+    const LayerParams& P = layout.layers[layer];
+    const std::size_t C = shape.C;
+    auto slice = [&](std::size_t offset, std::size_t count) {
+        return std::vector<float>(s.params.begin() + static_cast<std::ptrdiff_t>(offset), s.params.begin() + static_cast<std::ptrdiff_t>(offset + count));
+    };
+    Config config;
+    config.B = static_cast<std::int64_t>(a.B);
+    config.T = static_cast<std::int64_t>(shape.T);
+    config.C = static_cast<std::int64_t>(C);
+    config.H = static_cast<std::int64_t>(shape.heads);
+    config.mask = shape.causal ? MaskKind::causal : MaskKind::none;
+    config.x = shape.layernorm ? L.ln1 : L.in;
+    config.weights = Weights{slice(P.Wq, C * C), slice(P.Wk, C * C), slice(P.Wv, C * C), slice(P.Wo, C * C),
+                             slice(P.bq, C),     slice(P.bk, C),     slice(P.bv, C),     slice(P.bo, C)};
+    config.d_output = std::move(d_attention);
+    return mha::forward(std::move(config));
+}
+
+}  // namespace mha::model
