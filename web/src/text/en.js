@@ -252,7 +252,6 @@ export const EN = {
 
   // Errors of the page itself (the engine's own come from engine.messages).
   'error.for_missing': 'for="{id}": there is no element with that id on this page.',
-  'error.wasm_url': 'wasm-url "{url}" is not an http(s), file or blob URL.',
   'error.engine_load': 'The WebAssembly engine did not load: {detail}',
 
   // The import panel (web/src/logic/config-import.js names the reasons).

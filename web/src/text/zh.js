@@ -251,7 +251,6 @@ export const ZH = {
 
   // Errors of the page itself (the engine's own come from engine.messages).
   'error.for_missing': 'for="{id}"：本页没有这个 id 的元素。',
-  'error.wasm_url': 'wasm-url "{url}" 不是 http(s)、file 或 blob 地址。',
   'error.engine_load': 'WebAssembly 引擎没有加载成功：{detail}',
 
   // The import panel (web/src/logic/config-import.js names the reasons).
