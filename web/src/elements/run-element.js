@@ -4,7 +4,7 @@
 import { MhaError } from '../engine/engine.js';
 import { CONFIG_ATTRIBUTES, configFromAttributes, configFromProperty } from '../model/config-input.js';
 import { PageError } from '../text/page-error.js';
-import { el, langOf } from './dom.js';
+import { ElementBase, el, langOf } from './dom.js';
 import { engineLoadError, getEngine } from './page-engine.js';
 import { baseStyles } from './styles.js';
 
@@ -19,7 +19,7 @@ export const SOURCE_ATTRIBUTES = [...CONFIG_ATTRIBUTES, 'for'];
  * run arrived) and `draw()` (paint the shadow root; called only while connected), and may
  * implement `followStep(id)` (the followed element moved to step `id`).
  */
-export class RunElement extends HTMLElement {
+export class RunElement extends ElementBase {
   #external = false;
   #source = new RunSource(this, (run, tokens) => this.#accept(run, tokens), { onStep: (id) => this.followStep(id) });
   #renderQueued = false;

@@ -68,8 +68,12 @@ th { background: var(--panel); font-weight: 600; }
   return baseSheet;
 }
 
-/** A stylesheet from text, built once per element class. */
+/**
+ * A stylesheet from text, built once per element class. Null where there are no stylesheets (Node,
+ * importing the elements for server-side rendering), where no element is ever constructed.
+ */
 export function sheet(text) {
+  if (typeof CSSStyleSheet === 'undefined') return null;
   const s = new CSSStyleSheet();
   s.replaceSync(text);
   return s;
