@@ -112,7 +112,7 @@ export class MhaHeatmapElement extends RunElement {
     const t = translator(lang);
     if (!this.#run) {
       this.#built = null;
-      this.shadowRoot.replaceChildren(el('p', { class: 'note' }, t('page.loading')));
+      this.shadowRoot.replaceChildren(this.placeholder(t));
       return;
     }
     const step = this.#run.step(this.stepId);

@@ -12,6 +12,7 @@ import { translator } from '../text/translate.js';
 import { ElementBase, el, langOf } from './dom.js';
 import { engineLoadError, getEngine } from './page-engine.js';
 import { baseStyles } from './styles.js';
+import { followHostScheme, stopFollowingHostScheme } from './theme.js';
 import { CONTROLS_STYLES, ControlsPanel } from './playground/controls.js';
 import { EXPORT_STYLES, ExportPanel } from './playground/export-panel.js';
 import { FRAME_STYLES, block } from './playground/frame.js';
@@ -62,7 +63,10 @@ export class MhaPlaygroundElement extends ElementBase {
     this.#root.adoptedStyleSheets = [baseStyles(), ...STYLES];
   }
 
+  disconnectedCallback() { stopFollowingHostScheme(this); }
+
   async connectedCallback() {
+    followHostScheme(this);
     this.#readAttributes();
     this.#build();
     try {

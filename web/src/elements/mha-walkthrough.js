@@ -159,7 +159,7 @@ export class MhaWalkthroughElement extends RunElement {
     const lang = langOf(this);
     const t = translator(lang);
     if (!this.#run) {
-      this.shadowRoot.replaceChildren(el('p', { class: 'note' }, t('page.loading')));
+      this.shadowRoot.replaceChildren(this.placeholder(t));
       return;
     }
     const steps = this.#visibleSteps();

@@ -2,11 +2,13 @@
 // handed in, their own config run on the page's engine, or another element they follow) and when
 // they draw. Every new run, whatever its source, is announced once with `mha-run`.
 import { MhaError } from '../engine/engine.js';
+import { reservedHeight } from '../logic/reserve.js';
 import { CONFIG_ATTRIBUTES, configFromAttributes, configFromProperty } from '../model/config-input.js';
 import { PageError } from '../text/page-error.js';
 import { ElementBase, el, langOf } from './dom.js';
 import { engineLoadError, getEngine } from './page-engine.js';
 import { baseStyles } from './styles.js';
+import { followHostScheme, stopFollowingHostScheme } from './theme.js';
 
 /** Attributes that make a standalone element recompute. */
 export const SOURCE_ATTRIBUTES = [...CONFIG_ATTRIBUTES, 'for'];
@@ -30,11 +32,15 @@ export class RunElement extends ElementBase {
   }
 
   connectedCallback() {
+    followHostScheme(this);
     this.render();
     if (!this.#external) this.#source.refresh();
   }
 
-  disconnectedCallback() { this.#source.disconnect(); }
+  disconnectedCallback() {
+    this.#source.disconnect();
+    stopFollowingHostScheme(this);
+  }
 
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue) return;
@@ -68,6 +74,30 @@ export class RunElement extends ElementBase {
   }
 
   followStep() {}
+
+  /**
+   * What an element shows while its run is on its way: "Loading…" in a box as tall as the element
+   * will be (logic/reserve.js, from the config it will run), so that the page below does not jump
+   * when the run arrives.
+   */
+  placeholder(t) {
+    const note = el('p', { class: 'note loading' }, t('page.loading'));
+    const height = this.#external ? 0 : this.#reservedHeight();
+    if (height > 0) note.style.minHeight = `${height}px`;
+    return note;
+  }
+
+  #reservedHeight() {
+    const forId = this.getAttribute('for');
+    const source = forId ? (this.getRootNode().getElementById?.(forId) ?? document.getElementById(forId)) : this;
+    if (!source || !this.isConnected) return 0;
+    const read = source === this && this.#source.config ? configFromProperty(this.#source.config) : configFromAttributes((name) => source.getAttribute(name));
+    const attributes = Object.fromEntries(['step', 'from', 'to', 'only', 'controls'].map((name) => [name, this.getAttribute(name) ?? undefined]));
+    const style = getComputedStyle(this);
+    const width = this.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    if (!(width > 0)) return 0;
+    return reservedHeight(this.localName, { ...read, attributes, width, em: parseFloat(style.fontSize) || 15, lang: langOf(this) });
+  }
 
   /** Draws now; a draw already scheduled is dropped. */
   render() {
