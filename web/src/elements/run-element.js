@@ -2,9 +2,11 @@
 // handed in, their own config run on the page's engine, or another element they follow) and when
 // they draw. Every new run, whatever its source, is announced once with `mha-run`.
 import { MhaError } from '../engine/engine.js';
+import { attributeProblems } from '../logic/attribute-check.js';
 import { reservedHeight } from '../logic/reserve.js';
 import { CONFIG_ATTRIBUTES, configFromAttributes, configFromProperty } from '../model/config-input.js';
 import { PageError } from '../text/page-error.js';
+import { translator } from '../text/translate.js';
 import { ElementBase, el, langOf } from './dom.js';
 import { engineLoadError, getEngine } from './page-engine.js';
 import { baseStyles } from './styles.js';
@@ -25,6 +27,7 @@ export class RunElement extends ElementBase {
   #external = false;
   #source = new RunSource(this, (run, tokens) => this.#accept(run, tokens), { onStep: (id) => this.followStep(id) });
   #renderQueued = false;
+  #warned = new Set();
 
   constructor(styles) {
     super();
@@ -33,6 +36,7 @@ export class RunElement extends ElementBase {
 
   connectedCallback() {
     followHostScheme(this);
+    this.checkAttributes();
     this.render();
     if (!this.#external) this.#source.refresh();
   }
@@ -48,6 +52,7 @@ export class RunElement extends ElementBase {
       if (!this.#external && this.isConnected) this.#source.refresh();
     } else {
       this.scheduleRender();
+      if (this.run) queueMicrotask(() => this.checkAttributes());
     }
   }
 
@@ -70,10 +75,28 @@ export class RunElement extends ElementBase {
   // and then announced once: elements that follow this one hear `mha-run` once per run.
   #accept(run, tokens) {
     this.acceptRun(run, tokens);
+    this.checkAttributes();
     if (run) this.dispatchEvent(new CustomEvent('mha-run', { detail: { run, tokens } }));
   }
 
   followStep() {}
+
+  /**
+   * Warns in the console, once per element and attribute value, about an attribute the element
+   * does not take or a value it cannot use (the element then shows its default: logic/
+   * attribute-check.js). Not for an element a playground drives: it sets those itself.
+   */
+  checkAttributes() {
+    if (this.#external) return;
+    const t = translator(langOf(this));
+    const attributes = this.getAttributeNames().map((name) => [name, this.getAttribute(name)]);
+    for (const { name, value, accepted, unknown } of attributeProblems(this.localName, attributes, this.run)) {
+      const key = `${name}=${value}`;
+      if (this.#warned.has(key)) continue;
+      this.#warned.add(key);
+      console.warn(t(unknown ? 'warn.unknown' : 'warn.attribute', { tag: this.localName, name, value, accepted }));
+    }
+  }
 
   /**
    * What an element shows while its run is on its way: "Loading…" in a box as tall as the element
@@ -153,6 +176,12 @@ export class RunSource {
       return undefined;
     }
     const { config, tokens } = this.config ? configFromProperty(this.config) : configFromAttributes((name) => host.getAttribute(name));
+    // T is the number of tokens: a t that says otherwise cannot both hold.
+    const t = this.config ? null : host.getAttribute('t');
+    if (t !== null && host.hasAttribute('tokens') && tokens.length > 0 && Number(t) !== tokens.length) {
+      this.#ticket++;
+      return this.#error(new PageError({ code: 'bad_value', field: 't', key: 'error.t_tokens', params: { t, n: tokens.length } }));
+    }
     const ticket = ++this.#ticket;
     let engine;
     try {

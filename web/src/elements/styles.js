@@ -34,6 +34,7 @@ export function baseStyles() {
 }
 :host([hidden]) { display: none; }
 [hidden] { display: none !important; }
+:host([controls="none"]) [data-control] { display: none !important; }
 :host([theme="dark"]) { ${DARK_COLOURS} }
 :host([theme="dark"]), :host([theme="light"]) { background: var(--bg); }
 * { box-sizing: border-box; }

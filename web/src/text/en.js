@@ -253,6 +253,11 @@ export const EN = {
   // Errors of the page itself (the engine's own come from engine.messages).
   'error.for_missing': 'for="{id}": there is no element with that id on this page.',
   'error.engine_load': 'The WebAssembly engine did not load: {detail}',
+  'error.t_tokens': 't="{t}", but tokens has {n} words: T is the number of tokens. Remove t, or give {t} tokens.',
+
+  // Warnings in the console for an author's mistyped attribute (each once per element).
+  'warn.attribute': '<{tag} {name}="{value}">: {name} takes {accepted}; this value is ignored.',
+  'warn.unknown': '<{tag} {name}="{value}">: <{tag}> has no attribute {name} (it takes {accepted}); it is ignored.',
 
   // The import panel (web/src/logic/config-import.js names the reasons).
   'import.title': 'Import config (JSON)',

@@ -252,6 +252,11 @@ export const ZH = {
   // Errors of the page itself (the engine's own come from engine.messages).
   'error.for_missing': 'for="{id}"：本页没有这个 id 的元素。',
   'error.engine_load': 'WebAssembly 引擎没有加载成功：{detail}',
+  'error.t_tokens': 't="{t}"，但 tokens 有 {n} 个词：T 就是词元的个数。请去掉 t，或给出 {t} 个词元。',
+
+  // 控制台里对作者写错的属性的警告（每个元素每个属性只提示一次）。
+  'warn.attribute': '<{tag} {name}="{value}">：{name} 可取 {accepted}；此值被忽略。',
+  'warn.unknown': '<{tag} {name}="{value}">：<{tag}> 没有 {name} 属性（可用的属性：{accepted}）；它被忽略。',
 
   // The import panel (web/src/logic/config-import.js names the reasons).
   'import.title': '导入配置（JSON）',
