@@ -23,3 +23,8 @@ node scripts/render_formulas.js
 # --external: what a browser loads holds no node:* import, and this build fails if one creeps in.
 node_modules/.bin/esbuild web/src/mha-lens.js --bundle --format=esm --minify --platform=browser \
   --log-level=warning --outfile=web/dist/mha-lens.js
+
+# The iframe route's script (embed.html loads dist/embed.js): one file beside the widget bundle,
+# which it imports as ./mha-lens.js, so copying embed.html, embed.css and dist/ is enough.
+node_modules/.bin/esbuild web/src/embed.js --bundle --format=esm --minify --platform=browser \
+  --external:./mha-lens.js --log-level=warning --outfile=web/dist/embed.js

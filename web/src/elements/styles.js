@@ -36,7 +36,7 @@ export function baseStyles() {
 [hidden] { display: none !important; }
 :host([controls="none"]) [data-control] { display: none !important; }
 :host([theme="dark"]) { ${DARK_COLOURS} }
-:host([theme="dark"]), :host([theme="light"]) { background: var(--bg); }
+:host([theme="dark"]), :host([theme="light"]) { background: var(--bg); padding: 0.5em; border-radius: 6px; }
 * { box-sizing: border-box; }
 button, select, input, summary { font: inherit; color: inherit; }
 select { background: var(--bg); border: 1px solid var(--line); border-radius: 4px; padding: 0.15em 0.3em; }

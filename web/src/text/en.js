@@ -68,7 +68,7 @@ export const EN = {
   // The "Copy embed code" button.
   'embed.button': 'Copy embed code',
   'embed.html': 'For a page that can load a script (one script tag, then the elements):',
-  'embed.iframe': 'For a host that only allows iframes:',
+  'embed.iframe': 'For a host that allows iframes: the frame, and a line of script that sizes it to what it shows:',
   'embed.copied': 'The script version is copied to the clipboard.',
   'embed.select': 'Selected: press Ctrl+C (⌘C) to copy.',
 

@@ -67,7 +67,7 @@ export const ZH = {
   // The "Copy embed code" button.
   'embed.button': '复制嵌入代码',
   'embed.html': '用于可以加载脚本的页面（一个 script 标签，再加元素）：',
-  'embed.iframe': '用于只允许 iframe 的平台：',
+  'embed.iframe': '适用于允许 iframe 的网站：iframe 本身，加一行让它随内容调整高度的脚本：',
   'embed.copied': '脚本版本已复制到剪贴板。',
   'embed.select': '已选中：按 Ctrl+C（⌘C）复制。',
 
