@@ -11,3 +11,4 @@ export { MhaWalkthroughElement } from './mha-walkthrough.js';
 export { MhaHeatmapElement } from './mha-heatmap.js';
 export { MhaShapesElement } from './mha-shapes.js';
 export { getEngine } from './page-engine.js';
+export { RunElement as MhaRunElement } from './run-element.js';
