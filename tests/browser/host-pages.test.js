@@ -43,6 +43,10 @@ before(async () => {
 <mha-heatmap id="head" c="8" h="2" head="7" controls="none"></mha-heatmap>
 <mha-heatmap id="tokens" t="6" tokens="a b c"></mha-heatmap>
 </body></html>`);
+  await writeFile(join(site, 'nowasm.html'), `<!doctype html><html lang="zh"><head><meta charset="utf-8"><title>no wasm</title>
+<link rel="icon" href="/favicon.svg"><script type="module" src="lib/mha-lens.js"></script></head><body>
+<mha-shapes id="nowasm" wasm-url="assets/mha_engine.wasm" lang="en"></mha-shapes>
+</body></html>`);
   host = await startServer({ port: 0, root: site, csp: HOST_CSP });
   // The iframe route exactly as the README says to copy it: embed.html, embed.css and dist/.
   const route = await mkdtemp(join(tmpdir(), 'mha-lens-frame-'));
@@ -203,5 +207,16 @@ test('a mistyped attribute warns once, naming what the element takes; t against 
   assert.deepEqual([await visible('select.step-select'), await visible('.exports'), await visible('.readout'), await visible('figure.panel >> nth=0')], [false, false, false, true]);
   assert.equal(await page.locator('#output select.step-select').isVisible(), true);
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('an element whose .wasm is not where it looks says which URL it tried and how to fix it', { timeout: TIMEOUT }, async () => {
+  const { page, context, problems } = await open(`${host.url}nowasm.html`);
+  const error = page.locator('#nowasm .element-error[data-field="engine"]');
+  await error.waitFor();
+  const text = await error.textContent();
+  assert.ok(text.includes(`mha_engine.wasm is not at ${host.url}assets/mha_engine.wasm (HTTP 404)`), text);
+  assert.match(text, /wasm-url attribute, <meta name="mha-lens:wasm-url" content="…"> or createEngine\(\{ wasmUrl \}\)/);
+  assert.deepEqual(problems.filter((p) => !/Failed to load resource: .*404/.test(p)), []);
   await context.close();
 });
