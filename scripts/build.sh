@@ -19,7 +19,12 @@ cmake --build build/wasm -j"$jobs"
 # The formulas as MathML, rendered by KaTeX now rather than in every reader's browser.
 node scripts/render_formulas.js
 
-# The embeddable widgets as one ES module next to the .wasm it loads (web/dist/mha-lens.js).
-# node:* imports are Node-only branches of the JS API that a browser never reaches.
+# The embeddable widgets as one ES module next to the .wasm it loads (web/dist/mha-lens.js). No
+# --external: what a browser loads holds no node:* import, and this build fails if one creeps in.
 node_modules/.bin/esbuild web/src/mha-lens.js --bundle --format=esm --minify --platform=browser \
-  --external:'node:*' --log-level=warning --outfile=web/dist/mha-lens.js
+  --log-level=warning --outfile=web/dist/mha-lens.js
+
+# The iframe route's script (embed.html loads dist/embed.js): one file beside the widget bundle,
+# which it imports as ./mha-lens.js, so copying embed.html, embed.css and dist/ is enough.
+node_modules/.bin/esbuild web/src/embed.js --bundle --format=esm --minify --platform=browser \
+  --external:./mha-lens.js --log-level=warning --outfile=web/dist/embed.js

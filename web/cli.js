@@ -4,7 +4,7 @@
 // values, element count) and the shape chain. Exit codes: 0 ok, 2 bad config or usage.
 import { parseArgs } from 'node:util';
 
-import { createEngine, MhaError } from './src/engine/engine.js';
+import { createEngine, MhaError } from './src/engine/node.js'; // the API with Node's file system
 import { formatCount, layoutTensor, shapeChain, shapeText } from './src/logic/format.js';
 import { numberOrText, readConfig } from './src/model/config-input.js';
 import { stepTitle } from './src/model/steps.js';

@@ -5,8 +5,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 
-// Issue 5's payload target: the engine and the widgets within 150 KB gzipped.
-const BUDGET_BYTES = 150_000;
+// The widgets' payload, gzipped: issue 5 set 150 KB for the forward pass alone; issue 13 sets 200
+// KB for the whole widgets payload once the engine carries the backward pass, Chinese messages and
+// the step catalogue (the trainer's own .wasm is loaded only by a page that trains).
+const BUDGET_BYTES = 200_000;
 
 test('mha-lens.js + mha_engine.wasm stay under the gzipped budget', () => {
   const dist = new URL('../../web/dist/', import.meta.url);

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LANGUAGES, STRINGS, translator } from '../../web/src/text/translate.js';
 import { PageError } from '../../web/src/text/page-error.js';
+import { LOAD_MESSAGES, MhaLoadError } from '../../web/src/engine/errors.js';
 import { getTestEngine, CONFIGS } from './engine-helper.js';
 
 const root = new URL('../../web/', import.meta.url).pathname;
@@ -89,11 +90,24 @@ test('no module fills a placeholder by hand: every slot goes through t() or the 
 });
 
 test('an error of the page itself says itself in both languages, its cause\'s words included', () => {
-  const refused = new PageError({ code: 'bad_value', field: 'wasm-url', key: 'error.wasm_url', params: { url: 'javascript:alert(1)' } });
+  const refused = new MhaLoadError('load.bad_url', { url: 'javascript:alert(1)' });
   const load = new PageError({ code: 'internal', field: 'engine', key: 'error.engine_load', cause: refused });
-  assert.equal(load.message, 'The WebAssembly engine did not load: wasm-url "javascript:alert(1)" is not an http(s), file or blob URL.');
-  assert.equal(load.messageIn('zh'), 'WebAssembly 引擎没有加载成功：wasm-url "javascript:alert(1)" 不是 http(s)、file 或 blob 地址。');
+  assert.equal(load.message, 'The WebAssembly engine did not load: The .wasm URL "javascript:alert(1)" is not an http(s), file or blob URL.');
+  assert.equal(load.messageIn('zh'), 'WebAssembly 引擎没有加载成功：.wasm 地址 "javascript:alert(1)" 不是 http(s)、file 或 blob 地址。');
   const network = new PageError({ code: 'internal', field: 'engine', key: 'error.engine_load', cause: new TypeError('Failed to fetch') });
   assert.equal(network.messageIn('zh'), 'WebAssembly 引擎没有加载成功：Failed to fetch');
   assert.equal(new PageError({ code: 'missing', field: 'for', key: 'error.for_missing', params: { id: 'walk' } }).messageIn('en'), 'for="walk": there is no element with that id on this page.');
+});
+
+test('the engine\'s load failures say themselves in both languages, with the same placeholders and the fix', () => {
+  const placeholders = (text) => (text.match(/\{@?\w+\}/g) ?? []).sort();
+  for (const [key, { en, zh }] of Object.entries(LOAD_MESSAGES)) {
+    assert.ok(en && zh, key);
+    assert.deepEqual(placeholders(zh), placeholders(en), key);
+    assert.match(zh, /[\u4e00-\u9fff]/, `${key} in Chinese`);
+  }
+  const missing = new MhaLoadError('load.http', { url: 'https://blog.example/assets/mha_engine.wasm', status: 404 });
+  assert.equal(missing.url, 'https://blog.example/assets/mha_engine.wasm');
+  assert.match(missing.message, /^mha_engine\.wasm is not at https:\/\/blog\.example\/assets\/mha_engine\.wasm \(HTTP 404\)\. Copy it there .*wasm-url.*mha-lens:wasm-url.*createEngine\(\{ wasmUrl \}\)\.$/);
+  assert.match(missing.messageIn('zh'), /^https:\/\/blog\.example\/assets\/mha_engine\.wasm 处没有 mha_engine\.wasm（HTTP 404）。请把包里的/);
 });

@@ -14,7 +14,8 @@ test('engine/, model/, text/ and logic/ use no DOM', () => {
   assert.ok(DOM_FREE.length >= 20, `${DOM_FREE.length} modules`);
   const dom = /\b(document|window|customElements|HTMLElement|CSSStyleSheet|localStorage|navigator|matchMedia)\b/g;
   // The JS API runs in Node and in browsers: in a browser it resolves a wasmUrl against the page.
-  const allowed = { 'engine/engine.js': ['document'] };
+  // The embed code writes the host's sizing line, which names document, as text; it runs none.
+  const allowed = { 'engine/engine.js': ['document'], 'logic/embed-code.js': ['document'] };
   for (const file of DOM_FREE) {
     const code = readFileSync(`${SRC}${file}`, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
     const used = [...new Set([...code.matchAll(dom)].map((match) => match[1]))];

@@ -1,7 +1,7 @@
-// The embeddable bundle's entry (scripts/build.sh bundles it into web/dist/mha-lens.js): defines
-// <mha-walkthrough>, <mha-heatmap>, <mha-shapes> and <mha-playground>, and looks for the .wasm
-// next to the bundle, wherever the host page lives. A host can point elsewhere with a `wasm-url`
-// attribute or <meta name="mha-lens:wasm-url" content="…">.
-import './bundle-wasm-url.js';
-
+// The widgets' entry: `import 'mha-lens/widgets'` (package.json) and the one-file bundle
+// web/dist/mha-lens.js (scripts/build.sh). Defines <mha-walkthrough>, <mha-heatmap>, <mha-shapes>
+// and <mha-playground> where custom elements exist (in Node, for server-side rendering, importing
+// it defines nothing and throws nothing). The .wasm is found by one rule (engine.js): a wasm-url
+// attribute, else <meta name="mha-lens:wasm-url" content="…">, else beside the engine's JS, which
+// in the bundle is beside the bundle.
 export * from './elements/index.js';

@@ -1,9 +1,8 @@
-// Registers the mha-lens elements (once, even if this module is loaded twice).
+// Registers the mha-lens elements (once, even if this module is loaded twice; not in Node).
+import { defineElement } from './dom.js';
 import { MhaWalkthroughElement } from './mha-walkthrough.js';
 import { MhaHeatmapElement } from './mha-heatmap.js';
 import { MhaShapesElement } from './mha-shapes.js';
 
 const ELEMENTS = { 'mha-walkthrough': MhaWalkthroughElement, 'mha-heatmap': MhaHeatmapElement, 'mha-shapes': MhaShapesElement };
-for (const [name, element] of Object.entries(ELEMENTS)) {
-  if (!customElements.get(name)) customElements.define(name, element);
-}
+for (const [name, element] of Object.entries(ELEMENTS)) defineElement(name, element);

@@ -1,3 +1,14 @@
+/**
+ * What the elements extend: HTMLElement, or in Node (server-side rendering imports the elements
+ * but never constructs one) a stand-in, so that importing them there throws nothing.
+ */
+export const ElementBase = globalThis.HTMLElement ?? class {};
+
+/** Defines the custom element `name` once, and only where custom elements exist (not in Node). */
+export function defineElement(name, element) {
+  if (typeof customElements !== 'undefined' && !customElements.get(name)) customElements.define(name, element);
+}
+
 // Building and patching the elements' DOM: a tiny builder that only ever sets text (token text is
 // never parsed as HTML), a patcher that changes only what differs, the axis chips, the reader's
 // language as the page says it, reduced motion and downloads.

@@ -1,12 +1,14 @@
 // The mha-lens elements: importing this module defines <mha-walkthrough>, <mha-heatmap>,
-// <mha-shapes> and <mha-playground>.
+// <mha-shapes> and <mha-playground> (where custom elements exist: in Node it defines nothing).
 import './define.js';
+import { defineElement } from './dom.js';
 import { MhaPlaygroundElement } from './mha-playground.js';
 
-if (!customElements.get('mha-playground')) customElements.define('mha-playground', MhaPlaygroundElement);
+defineElement('mha-playground', MhaPlaygroundElement);
 
 export { MhaPlaygroundElement };
 export { MhaWalkthroughElement } from './mha-walkthrough.js';
 export { MhaHeatmapElement } from './mha-heatmap.js';
 export { MhaShapesElement } from './mha-shapes.js';
 export { getEngine } from './page-engine.js';
+export { RunElement as MhaRunElement } from './run-element.js';

@@ -112,7 +112,7 @@ export class MhaHeatmapElement extends RunElement {
     const t = translator(lang);
     if (!this.#run) {
       this.#built = null;
-      this.shadowRoot.replaceChildren(el('p', { class: 'note' }, t('page.loading')));
+      this.shadowRoot.replaceChildren(this.placeholder(t));
       return;
     }
     const step = this.#run.step(this.stepId);
@@ -144,7 +144,7 @@ export class MhaHeatmapElement extends RunElement {
       this.setAttribute('step', stepSelect.value);
       this.dispatchEvent(new CustomEvent('mha-select', { bubbles: true, composed: true, detail: { step: stepSelect.value, batch: this.batch, head: this.head } }));
     });
-    const exports = el('div', { class: 'exports' },
+    const exports = el('div', { class: 'exports', 'data-control': '' },
       el('button', { type: 'button', 'data-export': 'png', 'aria-label': t('hm.exportPng') }, 'PNG'),
       el('button', { type: 'button', 'data-export': 'svg', 'aria-label': t('hm.exportSvg') }, 'SVG'));
     exports.addEventListener('click', (event) => {
@@ -154,10 +154,10 @@ export class MhaHeatmapElement extends RunElement {
     });
     const legend = this.#legend(step, hasMask, t);
     const bar = el('div', { class: 'bar' },
-      this.hasAttribute('pinned') ? null : el('label', {}, `${t('hm.step')} `, stepSelect),
+      this.hasAttribute('pinned') ? null : el('label', { 'data-control': '' }, `${t('hm.step')} `, stepSelect),
       legend, exports);
 
-    const readout = el('p', { class: 'readout', 'aria-live': 'polite' }, t('hm.hint'));
+    const readout = el('p', { class: 'readout', 'aria-live': 'polite', 'data-control': '' }, t('hm.hint'));
     const tip = el('div', { class: 'tip', hidden: true });
     const grid = el('div', { class: 'grid' });
     const geometry = heatmapGeometry({ rows: step.shape[2], cols: step.shape[3], rowLabels: labels.rows, colLabels: labels.cols });

@@ -9,9 +9,10 @@ import { MhaError } from '../engine/engine.js';
 import { DEFAULT_STATE, DEFAULT_TOKENS, engineConfig } from '../logic/page-state.js';
 import { CONFIG_FIELDS, parseBias, parseTokens } from '../model/config-input.js';
 import { translator } from '../text/translate.js';
-import { el, langOf } from './dom.js';
+import { ElementBase, el, langOf } from './dom.js';
 import { engineLoadError, getEngine } from './page-engine.js';
 import { baseStyles } from './styles.js';
+import { followHostScheme, stopFollowingHostScheme } from './theme.js';
 import { CONTROLS_STYLES, ControlsPanel } from './playground/controls.js';
 import { EXPORT_STYLES, ExportPanel } from './playground/export-panel.js';
 import { FRAME_STYLES, block } from './playground/frame.js';
@@ -43,7 +44,7 @@ function memo(compute, limit) {
   };
 }
 
-export class MhaPlaygroundElement extends HTMLElement {
+export class MhaPlaygroundElement extends ElementBase {
   static get observedAttributes() { return ['lang', 'theme', ...ATTRIBUTE_FIELDS.map(({ attribute }) => attribute)]; }
 
   #root;
@@ -62,7 +63,10 @@ export class MhaPlaygroundElement extends HTMLElement {
     this.#root.adoptedStyleSheets = [baseStyles(), ...STYLES];
   }
 
+  disconnectedCallback() { stopFollowingHostScheme(this); }
+
   async connectedCallback() {
+    followHostScheme(this);
     this.#readAttributes();
     this.#build();
     try {

@@ -43,9 +43,13 @@ export class MhaShapesElement extends RunElement {
   followStep(id) { this.setAttribute('current', id); }
 
   draw() {
-    if (!this.#run) return;
     const lang = langOf(this);
     const t = translator(lang);
+    if (!this.#run) {
+      this.#drawnKey = null;
+      this.shadowRoot.replaceChildren(this.placeholder(t));
+      return;
+    }
     const current = this.getAttribute('current');
     const chain = chainSteps(this.#run.steps);
     // The chain shows shapes only: a new run of the same shapes (another seed) changes nothing.

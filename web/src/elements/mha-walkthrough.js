@@ -159,7 +159,7 @@ export class MhaWalkthroughElement extends RunElement {
     const lang = langOf(this);
     const t = translator(lang);
     if (!this.#run) {
-      this.shadowRoot.replaceChildren(el('p', { class: 'note' }, t('page.loading')));
+      this.shadowRoot.replaceChildren(this.placeholder(t));
       return;
     }
     const steps = this.#visibleSteps();
@@ -183,7 +183,7 @@ export class MhaWalkthroughElement extends RunElement {
     });
     const nav = el('nav', { class: 'steps', 'aria-label': t('wt.steps') }, list);
     const detail = el('div', { class: 'detail' },
-      el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': t('wt.controls') }),
+      el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': t('wt.controls'), 'data-control': '' }),
       el('div', { class: 'body', 'aria-live': 'polite' }));
     this.shadowRoot.replaceChildren(el('section', { class: steps.length <= 1 ? 'wt single' : 'wt', 'aria-label': t('wt.label') }, nav, detail));
     if (steps.length <= 1) nav.hidden = true;

@@ -2,11 +2,15 @@
 // handed in, their own config run on the page's engine, or another element they follow) and when
 // they draw. Every new run, whatever its source, is announced once with `mha-run`.
 import { MhaError } from '../engine/engine.js';
+import { attributeProblems } from '../logic/attribute-check.js';
+import { reservedHeight } from '../logic/reserve.js';
 import { CONFIG_ATTRIBUTES, configFromAttributes, configFromProperty } from '../model/config-input.js';
 import { PageError } from '../text/page-error.js';
-import { el, langOf } from './dom.js';
+import { translator } from '../text/translate.js';
+import { ElementBase, el, langOf } from './dom.js';
 import { engineLoadError, getEngine } from './page-engine.js';
 import { baseStyles } from './styles.js';
+import { followHostScheme, stopFollowingHostScheme } from './theme.js';
 
 /** Attributes that make a standalone element recompute. */
 export const SOURCE_ATTRIBUTES = [...CONFIG_ATTRIBUTES, 'for'];
@@ -19,10 +23,11 @@ export const SOURCE_ATTRIBUTES = [...CONFIG_ATTRIBUTES, 'for'];
  * run arrived) and `draw()` (paint the shadow root; called only while connected), and may
  * implement `followStep(id)` (the followed element moved to step `id`).
  */
-export class RunElement extends HTMLElement {
+export class RunElement extends ElementBase {
   #external = false;
   #source = new RunSource(this, (run, tokens) => this.#accept(run, tokens), { onStep: (id) => this.followStep(id) });
   #renderQueued = false;
+  #warned = new Set();
 
   constructor(styles) {
     super();
@@ -30,11 +35,16 @@ export class RunElement extends HTMLElement {
   }
 
   connectedCallback() {
+    followHostScheme(this);
+    this.checkAttributes();
     this.render();
     if (!this.#external) this.#source.refresh();
   }
 
-  disconnectedCallback() { this.#source.disconnect(); }
+  disconnectedCallback() {
+    this.#source.disconnect();
+    stopFollowingHostScheme(this);
+  }
 
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue) return;
@@ -42,6 +52,7 @@ export class RunElement extends HTMLElement {
       if (!this.#external && this.isConnected) this.#source.refresh();
     } else {
       this.scheduleRender();
+      if (this.run) queueMicrotask(() => this.checkAttributes());
     }
   }
 
@@ -64,10 +75,52 @@ export class RunElement extends HTMLElement {
   // and then announced once: elements that follow this one hear `mha-run` once per run.
   #accept(run, tokens) {
     this.acceptRun(run, tokens);
+    this.checkAttributes();
     if (run) this.dispatchEvent(new CustomEvent('mha-run', { detail: { run, tokens } }));
   }
 
   followStep() {}
+
+  /**
+   * Warns in the console, once per element and attribute value, about an attribute the element
+   * does not take or a value it cannot use (the element then shows its default: logic/
+   * attribute-check.js). Not for an element a playground drives: it sets those itself.
+   */
+  checkAttributes() {
+    if (this.#external) return;
+    const t = translator(langOf(this));
+    const attributes = this.getAttributeNames().map((name) => [name, this.getAttribute(name)]);
+    for (const { name, value, accepted, unknown } of attributeProblems(this.localName, attributes, this.run)) {
+      const key = `${name}=${value}`;
+      if (this.#warned.has(key)) continue;
+      this.#warned.add(key);
+      console.warn(t(unknown ? 'warn.unknown' : 'warn.attribute', { tag: this.localName, name, value, accepted }));
+    }
+  }
+
+  /**
+   * What an element shows while its run is on its way: "Loading…" in a box as tall as the element
+   * will be (logic/reserve.js, from the config it will run), so that the page below does not jump
+   * when the run arrives.
+   */
+  placeholder(t) {
+    const note = el('p', { class: 'note loading' }, t('page.loading'));
+    const height = this.#external ? 0 : this.#reservedHeight();
+    if (height > 0) note.style.minHeight = `${height}px`;
+    return note;
+  }
+
+  #reservedHeight() {
+    const forId = this.getAttribute('for');
+    const source = forId ? (this.getRootNode().getElementById?.(forId) ?? document.getElementById(forId)) : this;
+    if (!source || !this.isConnected) return 0;
+    const read = source === this && this.#source.config ? configFromProperty(this.#source.config) : configFromAttributes((name) => source.getAttribute(name));
+    const attributes = Object.fromEntries(['step', 'from', 'to', 'only', 'controls'].map((name) => [name, this.getAttribute(name) ?? undefined]));
+    const style = getComputedStyle(this);
+    const width = this.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    if (!(width > 0)) return 0;
+    return reservedHeight(this.localName, { ...read, attributes, width, em: parseFloat(style.fontSize) || 15, lang: langOf(this) });
+  }
 
   /** Draws now; a draw already scheduled is dropped. */
   render() {
@@ -123,6 +176,12 @@ export class RunSource {
       return undefined;
     }
     const { config, tokens } = this.config ? configFromProperty(this.config) : configFromAttributes((name) => host.getAttribute(name));
+    // T is the number of tokens: a t that says otherwise cannot both hold.
+    const t = this.config ? null : host.getAttribute('t');
+    if (t !== null && host.hasAttribute('tokens') && tokens.length > 0 && Number(t) !== tokens.length) {
+      this.#ticket++;
+      return this.#error(new PageError({ code: 'bad_value', field: 't', key: 'error.t_tokens', params: { t, n: tokens.length } }));
+    }
     const ticket = ++this.#ticket;
     let engine;
     try {

@@ -228,6 +228,25 @@ export class MhaError extends Error {
   messageIn(lang: 'en' | 'zh'): string;
 }
 
+/** Why the engine's .wasm did not load (it has no engine.messages: that table is in the .wasm). */
+export type LoadErrorKey = 'load.bad_url' | 'load.http' | 'load.network' | 'load.not_wasm' | 'load.not_wasm_file' | 'load.compile' | 'load.file';
+
+/**
+ * createEngine() or getEngine() could not load the .wasm. The message names the URL tried and the
+ * fix (where to copy mha_engine.wasm, or how to say where it is).
+ */
+export class MhaLoadError extends Error {
+  readonly name: 'MhaLoadError';
+  readonly code: 'engine_load';
+  readonly key: LoadErrorKey;
+  readonly field: 'wasmUrl';
+  /** The URL tried ('wasmBinary' for bytes passed in). */
+  readonly url: string;
+  readonly params: Readonly<Record<string, string | number>>;
+  /** The message in 'en' or 'zh'. */
+  messageIn(lang: 'en' | 'zh'): string;
+}
+
 /** Something unusual about a run's result, e.g. queries whose keys are all masked. */
 export class MhaWarning {
   /** The key of the message in engine.messages, e.g. "warning.fully_masked". */
@@ -397,12 +416,31 @@ export class Trainer {
 }
 
 export interface EngineOptions {
-  /** Load the engine with the trainer (dist/mha_trainer.wasm), which engine.trainer() needs. */
+  /**
+   * Load the engine with the trainer (dist/mha_trainer.wasm), which engine.trainer() needs. Its
+   * .wasm is found by the same rule, with <meta name="mha-lens:trainer-wasm-url">.
+   */
   trainer?: boolean;
-  /** Where the .wasm is; default: next to dist/mha_engine.mjs. */
+  /**
+   * Where the .wasm is (relative: to the page; in Node, to the working directory). Without it:
+   * <meta name="mha-lens:wasm-url" content="…"> on the page, else beside the JS that holds the
+   * engine (web/dist/mha_engine.mjs, or your bundle: Vite and webpack emit the file and point
+   * there; with esbuild, copy mha_engine.wasm beside the bundle).
+   */
   wasmUrl?: string | URL;
   /** The .wasm bytes, if already loaded. */
   wasmBinary?: ArrayBuffer | Uint8Array;
 }
 
+/**
+ * Loads an engine of its own. The .wasm at one URL is fetched and compiled once, however many
+ * engines are made from it. @throws MhaLoadError naming the URL tried and the fix
+ */
 export function createEngine(options?: EngineOptions): Promise<Engine>;
+
+/**
+ * The page's (or process's) one engine, shared with every mha-lens element: loaded by the first
+ * call, with that call's options; later calls get the same engine. A failed load is not kept.
+ * @throws MhaLoadError naming the URL tried and the fix
+ */
+export function getEngine(options?: EngineOptions): Promise<Engine>;

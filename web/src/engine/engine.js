@@ -8,13 +8,14 @@
 // handle and no view into the wasm heap (which memory growth would detach) ever leaves here.
 // What crosses the boundary is defined by cpp/bindings/bindings.cpp: a config and its tensors go
 // in as JS values, a run comes back as plain objects, an error as {code, key, field, params}.
-import createMhaModule from '../../dist/mha_engine.mjs';
-import { MhaError, MhaWarning } from './errors.js';
+import createMhaModule, { defaultWasmUrl } from '../../dist/mha_engine.mjs';
+import { MhaError, MhaLoadError, MhaWarning } from './errors.js';
+import { fileReader } from './file-reader.js';
 import { Run, sliceOf } from './run.js';
 import { createTrainer, Trainer } from './trainer.js';
 import { isPlainObject } from './values.js';
 
-export { MhaError, MhaWarning, Run, Trainer };
+export { MhaError, MhaLoadError, MhaWarning, Run, Trainer };
 
 const TENSOR_KEYS = ['x', 'kv', 'weights', 'dOutput'];
 
@@ -215,7 +216,17 @@ class Engine {
   }
 }
 
-const isNode = typeof process !== 'undefined' && Boolean(process.versions?.node);
+// Places a .wasm can come from: a javascript: or data: URL is refused, not handed to fetch (where
+// the page's CSP would have to block it).
+const WASM_PROTOCOLS = ['http:', 'https:', 'file:', 'blob:'];
+
+// What a relative URL is read against: the page, or in Node the working directory.
+function baseUrl() {
+  if (typeof document !== 'undefined') return document.baseURI;
+  const base = new URL('file:///');
+  base.pathname = `${globalThis.process?.cwd?.() ?? ''}/`;
+  return base.href;
+}
 
 // The engine with the trainer is a module of its own (dist/mha_trainer.mjs and .wasm), loaded only
 // when asked for, so that a page that never trains downloads the smaller one. Not a literal
@@ -223,23 +234,120 @@ const isNode = typeof process !== 'undefined' && Boolean(process.versions?.node)
 const TRAINER_GLUE = new URL('../../dist/mha_trainer.mjs', import.meta.url).href;
 
 /**
- * Loads the WebAssembly engine. Options: `wasmUrl` (where the .wasm is; default: next to
- * dist/mha_engine.mjs) or `wasmBinary` (its bytes); `trainer: true` loads the engine with the
- * trainer (dist/mha_trainer.mjs and .wasm, ~35 KB more gzipped), which engine.trainer() needs.
+ * Where the .wasm is: one rule for createEngine(), getEngine() and every element. `wasmUrl` (an
+ * element passes its wasm-url attribute), else <meta name="mha-lens:wasm-url" content="…"> on the
+ * page, else beside the JS that holds the engine (web/dist/mha_engine.mjs, or the bundle it went
+ * into; Vite and webpack rewrite that to the file they emit). Relative URLs are read against the
+ * page (in Node, the working directory). Throws MhaLoadError for a URL no .wasm can come from.
+ */
+function wasmLocation(wasmUrl, { metaName = 'mha-lens:wasm-url', fallback = defaultWasmUrl } = {}) {
+  const meta = typeof document !== 'undefined' ? document.querySelector(`meta[name="${metaName}"]`)?.getAttribute('content') : null;
+  const given = String(wasmUrl ?? '').trim() || meta?.trim();
+  if (!given) return fallback();
+  let url;
+  try {
+    url = new URL(given, baseUrl());
+  } catch {
+    throw new MhaLoadError('load.bad_url', { url: given });
+  }
+  if (!WASM_PROTOCOLS.includes(url.protocol)) throw new MhaLoadError('load.bad_url', { url: given });
+  return url.href;
+}
+
+const isWasm = (bytes) => bytes[0] === 0x00 && bytes[1] === 0x61 && bytes[2] === 0x73 && bytes[3] === 0x6d; // "\0asm"
+
+async function compileBytes(bytes, url, type) {
+  // Anything but a .wasm (the HTML page a server sends for every unknown path) is named as such.
+  if (!isWasm(bytes)) throw type ? new MhaLoadError('load.not_wasm', { url, type }) : new MhaLoadError('load.not_wasm_file', { url });
+  try {
+    return await WebAssembly.compile(bytes);
+  } catch (error) {
+    throw new MhaLoadError('load.compile', { url, detail: error.message }, error);
+  }
+}
+
+// Fetches (in Node, reads) and compiles the .wasm at `url`: one request, streamed when the server
+// says application/wasm.
+async function compileAt(url) {
+  if (url.startsWith('file:')) {
+    let bytes;
+    try {
+      bytes = await fileReader.read(new URL(url));
+    } catch (error) {
+      throw new MhaLoadError('load.file', { url, detail: error.message }, error);
+    }
+    return compileBytes(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), url);
+  }
+  let response;
+  try {
+    response = await fetch(url, { credentials: 'same-origin' });
+  } catch (error) {
+    throw new MhaLoadError('load.network', { url, detail: error.message }, error);
+  }
+  if (!response.ok) throw new MhaLoadError('load.http', { url, status: response.status });
+  const type = (response.headers.get('content-type') ?? '').split(';')[0].trim();
+  if (type === 'application/wasm' && typeof WebAssembly.compileStreaming === 'function') {
+    try {
+      return await WebAssembly.compileStreaming(response);
+    } catch (error) {
+      throw new MhaLoadError('load.compile', { url, detail: error.message }, error);
+    }
+  }
+  return compileBytes(new Uint8Array(await response.arrayBuffer()), url, type);
+}
+
+// Each .wasm is fetched and compiled once: every engine made from the same URL instantiates the
+// same compiled module. A failure is not kept, so a later call tries again.
+const compiled = new Map();
+function compiledAt(url) {
+  if (!compiled.has(url)) {
+    const promise = compileAt(url);
+    compiled.set(url, promise);
+    promise.catch(() => compiled.delete(url));
+  }
+  return compiled.get(url);
+}
+
+// The Emscripten module over a compiled .wasm: the glue instantiates it through this hook instead
+// of fetching a file of its own.
+function instantiate(factory, wasmModule) {
+  return new Promise((resolve, reject) => {
+    factory({
+      instantiateWasm(imports, receiveInstance) {
+        WebAssembly.instantiate(wasmModule, imports).then((instance) => receiveInstance(instance, wasmModule), reject);
+        return {};
+      },
+    }).then(resolve, reject);
+  });
+}
+
+/**
+ * Loads a WebAssembly engine of its own. Options: `wasmUrl` (where the .wasm is; see wasmLocation
+ * for the rule when it is not given) or `wasmBinary` (its bytes); `trainer: true` loads the engine
+ * with the trainer (dist/mha_trainer.mjs and .wasm, ~35 KB more gzipped, its own meta tag
+ * mha-lens:trainer-wasm-url), which engine.trainer() needs. The .wasm at a URL is fetched once
+ * however many engines are made from it. Throws MhaLoadError naming the URL tried and the fix.
  */
 export async function createEngine({ wasmUrl, wasmBinary, trainer = false } = {}) {
-  const name = trainer ? 'mha_trainer' : 'mha_engine';
-  const url = wasmUrl ? new URL(wasmUrl, isNode ? import.meta.url : document.baseURI) : new URL(`../../dist/${name}.wasm`, import.meta.url);
-  const moduleOptions = {};
-  if (wasmBinary) {
-    moduleOptions.wasmBinary = wasmBinary;
-  } else if (isNode) {
-    // Node 20's fetch() cannot read file: URLs, which the 3.1.6 loader would try.
-    const { readFile } = await import('node:fs/promises');
-    moduleOptions.wasmBinary = await readFile(url);
-  } else {
-    moduleOptions.locateFile = () => url.href;
+  const glue = trainer ? await import(TRAINER_GLUE) : { default: createMhaModule, defaultWasmUrl };
+  const where = trainer ? { metaName: 'mha-lens:trainer-wasm-url', fallback: glue.defaultWasmUrl } : undefined;
+  const wasmModule = wasmBinary
+    ? await compileBytes(ArrayBuffer.isView(wasmBinary) ? new Uint8Array(wasmBinary.buffer, wasmBinary.byteOffset, wasmBinary.byteLength) : new Uint8Array(wasmBinary), 'wasmBinary')
+    : await compiledAt(wasmLocation(wasmUrl, where));
+  return new Engine(await instantiate(glue.default, wasmModule), { trainer });
+}
+
+let sharedEngine = null;
+
+/**
+ * The one engine of the page (or process), shared by every mha-lens element and by any caller of
+ * getEngine(), whether it imported 'mha-lens' or 'mha-lens/widgets': loaded by the first call,
+ * with that call's options. A load that fails is not kept: the next call tries again.
+ */
+export function getEngine(options) {
+  if (!sharedEngine) {
+    sharedEngine = createEngine(options);
+    sharedEngine.catch(() => { sharedEngine = null; });
   }
-  const factory = trainer ? (await import(TRAINER_GLUE)).default : createMhaModule;
-  return new Engine(await factory(moduleOptions), { trainer });
+  return sharedEngine;
 }

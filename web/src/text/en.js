@@ -109,7 +109,7 @@ export const EN = {
   // The "Copy embed code" button.
   'embed.button': 'Copy embed code',
   'embed.html': 'For a page that can load a script (one script tag, then the elements):',
-  'embed.iframe': 'For a host that only allows iframes:',
+  'embed.iframe': 'For a host that allows iframes: the frame, and a line of script that sizes it to what it shows:',
   'embed.copied': 'The script version is copied to the clipboard.',
   'embed.select': 'Selected: press Ctrl+C (⌘C) to copy.',
 
@@ -294,8 +294,12 @@ export const EN = {
 
   // Errors of the page itself (the engine's own come from engine.messages).
   'error.for_missing': 'for="{id}": there is no element with that id on this page.',
-  'error.wasm_url': 'wasm-url "{url}" is not an http(s), file or blob URL.',
   'error.engine_load': 'The WebAssembly engine did not load: {detail}',
+  'error.t_tokens': 't="{t}", but tokens has {n} words: T is the number of tokens. Remove t, or give {t} tokens.',
+
+  // Warnings in the console for an author's mistyped attribute (each once per element).
+  'warn.attribute': '<{tag} {name}="{value}">: {name} takes {accepted}; this value is ignored.',
+  'warn.unknown': '<{tag} {name}="{value}">: <{tag}> has no attribute {name} (it takes {accepted}); it is ignored.',
 
   // The import panel (web/src/logic/config-import.js names the reasons).
   'import.title': 'Import config (JSON)',

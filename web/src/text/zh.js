@@ -108,7 +108,7 @@ export const ZH = {
   // The "Copy embed code" button.
   'embed.button': '复制嵌入代码',
   'embed.html': '用于可以加载脚本的页面（一个 script 标签，再加元素）：',
-  'embed.iframe': '用于只允许 iframe 的平台：',
+  'embed.iframe': '适用于允许 iframe 的网站：iframe 本身，加一行让它随内容调整高度的脚本：',
   'embed.copied': '脚本版本已复制到剪贴板。',
   'embed.select': '已选中：按 Ctrl+C（⌘C）复制。',
 
@@ -293,8 +293,12 @@ export const ZH = {
 
   // Errors of the page itself (the engine's own come from engine.messages).
   'error.for_missing': 'for="{id}"：本页没有这个 id 的元素。',
-  'error.wasm_url': 'wasm-url "{url}" 不是 http(s)、file 或 blob 地址。',
   'error.engine_load': 'WebAssembly 引擎没有加载成功：{detail}',
+  'error.t_tokens': 't="{t}"，但 tokens 有 {n} 个词：T 就是词元的个数。请去掉 t，或给出 {t} 个词元。',
+
+  // 控制台里对作者写错的属性的警告（每个元素每个属性只提示一次）。
+  'warn.attribute': '<{tag} {name}="{value}">：{name} 可取 {accepted}；此值被忽略。',
+  'warn.unknown': '<{tag} {name}="{value}">：<{tag}> 没有 {name} 属性（可用的属性：{accepted}）；它被忽略。',
 
   // The import panel (web/src/logic/config-import.js names the reasons).
   'import.title': '导入配置（JSON）',
