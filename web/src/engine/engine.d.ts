@@ -318,9 +318,6 @@ export interface Engine {
   matmul(a: Float32Array | number[], b: Float32Array | number[], sizes: { M: number; K: number; N: number }): Float32Array;
   /** A tiny transformer trained on a task (an engine made with createEngine({ trainer: true })). */
   trainer(options?: TrainerOptions): Trainer;
-  /** Every step the engine knows (forward and backward), in walkthrough order. */
-  readonly catalogue: { id: string; pass: 'forward' | 'backward' | 'tiled' | 'incremental'; op: string; input: string; axes: string;
-    title: string; formula: string; latex: string; viewOf: string; when: string }[];
   /** Bytes of wasm linear memory (grows to the largest run, never shrinks). */
   readonly memoryBytes: number;
   /** Embind value handles alive in the module: the same after every run unless something leaks. */
