@@ -20,6 +20,7 @@ import { performance } from 'node:perf_hooks';
 import os from 'node:os';
 
 import { createEngine } from '../../web/src/engine/engine.js';
+import { noise } from './noise.js';
 import { trainingBenchmark } from './train-bench.js';
 
 const require = createRequire(import.meta.url);
@@ -32,21 +33,6 @@ const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
 const TOLERANCE = 1e-4;
 
 // --- Inputs --------------------------------------------------------------------------------------
-// mulberry32, as the engine's seeded inputs use: the same numbers on every run.
-function noise(count, seed, bound) {
-  const values = new Float32Array(count);
-  let state = seed >>> 0;
-  for (let i = 0; i < count; ++i) {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let z = state;
-    z = Math.imul(z ^ (z >>> 15), z | 1);
-    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
-    z = (z ^ (z >>> 14)) >>> 0;
-    values[i] = ((z >>> 8) / 8388608 - 1) * bound;
-  }
-  return values;
-}
-
 function problem({ B, T, C, H, mask = 'none' }) {
   const bound = 1 / Math.sqrt(C);
   const w = {};

@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
 import { createEngine } from '../../web/src/engine/engine.js';
+import { noise } from './noise.js';
 
 const [otherRoot, roundsArg] = process.argv.slice(2);
 if (!otherRoot) {
@@ -21,20 +22,6 @@ if (!otherRoot) {
 const rounds = Number(roundsArg ?? 15);
 const otherApi = ['web/src/engine/engine.js', 'web/src/engine.js'].map((file) => path.resolve(otherRoot, file)).find((file) => fs.existsSync(file));
 const { createEngine: createOther } = await import(pathToFileURL(otherApi).href);
-
-function noise(count, seed, bound) {
-  const values = new Float32Array(count);
-  let state = seed >>> 0;
-  for (let i = 0; i < count; ++i) {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let z = state;
-    z = Math.imul(z ^ (z >>> 15), z | 1);
-    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
-    z = (z ^ (z >>> 14)) >>> 0;
-    values[i] = ((z >>> 8) / 8388608 - 1) * bound;
-  }
-  return values;
-}
 
 function explicit({ B, T, C }) {
   const bound = 1 / Math.sqrt(C);
