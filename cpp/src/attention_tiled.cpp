@@ -18,13 +18,17 @@ enum TiledStep { scores, row_max_step, correction, probs, row_sum, output, conte
 constexpr const char* tiled_ids[tiled_steps] = {"tile_scores", "tile_max",    "tile_correction", "tile_probs",
                                                 "tile_sum",    "tile_output", "tile_context"};
 
+// Only for snapshots: out of line and built for size (`cold`), so that the pass's own loop stays
+// small; a snapshot's copies are a small part of a tile's work.
+#define MHA_SNAPSHOT_ONLY [[gnu::cold, gnu::noinline]]
+
 // The tiled steps' values as the tiles are computed: for each step the recorder keeps, a buffer of
 // [B, H, ...] that each head's values are written into (or, when one head is asked for, that
 // head's alone). [.., Tq, Tk] steps take each tile in its place of the matrix; [.., Tq, Nk, ..]
 // steps take each row's state after key block j. Nothing here is allocated without a snapshot.
 class TileSteps {
 public:
-    TileSteps(const Dims& d, Recorder& rec) : d_(d), rec_(rec), request_(rec.head_request()) {
+    MHA_SNAPSHOT_ONLY TileSteps(const Dims& d, Recorder& rec) : d_(d), rec_(rec), request_(rec.head_request()) {
         const std::size_t T = d.T, Nk = d.Nk();
         const std::size_t per_head[tiled_steps] = {T * d.Tk, T * Nk, T * Nk, T * d.Tk, T * Nk, T * Nk * d.D, T * d.D};
         const std::size_t heads = request_ ? 1 : d.B * d.H;
@@ -46,30 +50,30 @@ public:
     void begin_head(std::size_t b, std::size_t h) { head_ = request_ ? 0 : b * d_.H + h; }
 
     // A [rows, cols] tile at (r0, c0) of the head's [Tq, Tk] matrix.
-    void put_tile(TiledStep s, std::size_t r0, std::size_t rows, std::size_t c0, std::size_t cols, const float* tile) {
+    MHA_SNAPSHOT_ONLY void put_tile(TiledStep s, std::size_t r0, std::size_t rows, std::size_t c0, std::size_t cols, const float* tile) {
         if (values_[s].empty()) return;
         float* matrix = values_[s].data() + head_ * per_head_[s];
         for (std::size_t r = 0; r < rows; ++r) std::copy_n(tile + r * cols, cols, matrix + (r0 + r) * d_.Tk + c0);
     }
     // One value per row of the block, after key block j: [.., Tq, Nk].
-    void put_rows(TiledStep s, std::size_t r0, std::size_t rows, std::size_t j, const float* per_row) {
+    MHA_SNAPSHOT_ONLY void put_rows(TiledStep s, std::size_t r0, std::size_t rows, std::size_t j, const float* per_row) {
         if (values_[s].empty()) return;
         float* state = values_[s].data() + head_ * per_head_[s];
         for (std::size_t r = 0; r < rows; ++r) state[(r0 + r) * d_.Nk() + j] = per_row[r];
     }
     // The block's O after key block j: [.., Tq, Nk, D].
-    void put_output(std::size_t r0, std::size_t rows, std::size_t j, const float* O) {
+    MHA_SNAPSHOT_ONLY void put_output(std::size_t r0, std::size_t rows, std::size_t j, const float* O) {
         if (values_[output].empty()) return;
         float* state = values_[output].data() + head_ * per_head_[output];
         for (std::size_t r = 0; r < rows; ++r) std::copy_n(O + r * d_.D, d_.D, state + ((r0 + r) * d_.Nk() + j) * d_.D);
     }
     // One row of the context: [.., Tq, D].
-    void put_context(std::size_t row, const float* values) {
+    MHA_SNAPSHOT_ONLY void put_context(std::size_t row, const float* values) {
         if (values_[context].empty()) return;
         std::copy_n(values, d_.D, values_[context].data() + head_ * per_head_[context] + row * d_.D);
     }
 
-    void record() {
+    MHA_SNAPSHOT_ONLY void record() {
         const std::size_t B = request_ ? 1 : d_.B, H = request_ ? 1 : d_.H, T = d_.T, Nk = d_.Nk();
         const shape_t shapes[tiled_steps] = {{B, H, T, d_.Tk}, {B, H, T, Nk}, {B, H, T, Nk}, {B, H, T, d_.Tk},
                                              {B, H, T, Nk},    {B, H, T, Nk, d_.D}, {B, H, T, d_.D}};
@@ -156,7 +160,7 @@ void attend_tiled(const Dims& d, const KeyMask& mask, Projections in, float* con
                             const std::size_t from = visible > c0 ? std::min(visible - c0, cols) : 0;
                             std::fill(s + r * cols + from, s + (r + 1) * cols, minus_inf);
                         }
-                    kept.put_tile(scores, r0, rows, c0, cols, s);
+                    if (recording) kept.put_tile(scores, r0, rows, c0, cols, s);
 
                     // 3. Online softmax: the running max grows to m_new, what was summed under the
                     // old max is rescaled by exp(m_old − m_new), and the tile adds exp(S − m_new).
@@ -172,17 +176,19 @@ void attend_tiled(const Dims& d, const KeyMask& mask, Projections in, float* con
                         m[r] = m_new;
                         l[r] = scale[r] * l[r] + exp_shifted_row(row, row, cols, m_new);
                     }
-                    kept.put_rows(row_max_step, r0, rows, j, m.data());
-                    kept.put_rows(correction, r0, rows, j, scale.data());
-                    kept.put_tile(probs, r0, rows, c0, cols, s);
-                    kept.put_rows(row_sum, r0, rows, j, l.data());
+                    if (recording) {
+                        kept.put_rows(row_max_step, r0, rows, j, m.data());
+                        kept.put_rows(correction, r0, rows, j, scale.data());
+                        kept.put_tile(probs, r0, rows, c0, cols, s);
+                        kept.put_rows(row_sum, r0, rows, j, l.data());
+                    }
 
                     // 4. O = exp(m_old − m_new)·O + P_ij·V_j. // [rows, D]
                     gemm(rows, cols, D, {s, static_cast<std::ptrdiff_t>(cols)}, {v_head(b, h) + c0 * KD, KD}, PV.data(),
                          static_cast<std::ptrdiff_t>(D));
                     for (std::size_t r = 0; r < rows; ++r)
                         for (std::size_t k = 0; k < D; ++k) O[r * D + k] = scale[r] * O[r * D + k] + PV[r * D + k];
-                    kept.put_output(r0, rows, j, O.data());
+                    if (recording) kept.put_output(r0, rows, j, O.data());
                 }
 
                 // 5. Divide by ℓ: each row's weights now sum to 1. A row with no visible key has
@@ -195,7 +201,7 @@ void attend_tiled(const Dims& d, const KeyMask& mask, Projections in, float* con
                     } else {
                         for (std::size_t k = 0; k < D; ++k) out[k] = O[r * D + k] / l[r];
                     }
-                    kept.put_context(r0 + r, out);
+                    if (recording) kept.put_context(r0 + r, out);
                 }
             }
             first_head = false;

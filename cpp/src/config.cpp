@@ -11,6 +11,12 @@
 #include "mha/catalogue.hpp"
 #include "mha/error.hpp"
 
+// Code that runs once a call or only for an error (a request's checks, the messages' figures, the
+// checks of the tiled and incremental algorithms): `cold` is how both compilers are told to build
+// a function for size and keep it out of line, so that the download stays within its budget
+// (tests/js/bundle-size.test.js). None of it is in a loop.
+#define MHA_SMALL [[gnu::cold]]
+
 namespace mha {
 
 const char* algorithm_name(Algorithm algorithm) {
@@ -54,41 +60,36 @@ std::string sci(double value) {
     return text;
 }
 
-// The steps of a run that a request may slice `kind` ("head" or "t"), for a message.
-std::string sliceable_steps(const Dims& d, std::string_view kind) {
+// The steps a request may slice `kind` ("head" or "t"), of this run (`d`) or of any, for a message.
+MHA_SMALL std::string sliceable_steps(std::string_view kind, const Dims* d = nullptr) {
     std::string ids;
     for (const StepSpec& s : catalogue())
-        if (appears(s, d) && slice_kind(s) == kind) ids += (ids.empty() ? "" : ", ") + std::string(s.id);
+        if ((!d || appears(s, *d)) && (kind.empty() || slice_kind(s) == kind)) ids += (ids.empty() ? "" : ", ") + std::string(s.id);
     return ids;
+}
+
+MHA_SMALL void check_index(const char* field, std::int64_t value, std::size_t count) {
+    if (value < 0 || value >= static_cast<std::int64_t>(count))
+        throw MhaError(field, "bad_value.slice_range", {{"field", field}, {"value", str(value)}, {"max", str(count - 1)}});
 }
 
 // A lazy run's request: a step of this run; batch and head in range (both or neither, and only for
 // a step sliced by head); a decoding step t in range (only for a step of incremental decoding).
-void check_request(const StepRequest& r, const Dims& d) {
+MHA_SMALL void check_request(const StepRequest& r, const Dims& d) {
     const StepSpec* step = find_step(r.id);
-    if (!step || !appears(*step, d)) {
-        std::string ids;
-        for (const StepSpec& s : catalogue())
-            if (appears(s, d)) ids += (ids.empty() ? "" : ", ") + std::string(s.id);
-        throw MhaError("step", "unknown_step.in_run", {{"step", r.id}, {"steps", ids}});
-    }
+    if (!step || !appears(*step, d)) throw MhaError("step", "unknown_step.in_run", {{"step", r.id}, {"steps", sliceable_steps("", &d)}});
     const std::string_view kind = slice_kind(*step);
-    if (r.batch.has_value() != r.head.has_value() || (r.batch && kind != "head")) {
-        if (d.algorithm == Algorithm::naive) throw MhaError("step", "bad_value.slice", {{"step", r.id}});
-        throw MhaError("step", "bad_value.slice_head", {{"step", r.id}, {"steps", sliceable_steps(d, "head")}});
+    const char* wrong = r.batch.has_value() != r.head.has_value() || (r.batch && kind != "head") ? "head"
+                        : r.t && (kind != "t" || r.batch)                                       ? "t"
+                                                                                                : nullptr;
+    if (wrong) {
+        const bool naive_slice = d.algorithm == Algorithm::naive && *wrong == 'h';  // its message names the four steps
+        throw MhaError("step", naive_slice ? "bad_value.slice" : *wrong == 'h' ? "bad_value.slice_head" : "bad_value.slice_t",
+                       {{"step", r.id}, {"steps", sliceable_steps(wrong, *wrong == 'h' ? &d : nullptr)}});
     }
-    if (r.t && (kind != "t" || r.batch)) {
-        std::string ids;
-        for (const StepSpec& s : catalogue())
-            if (std::string_view(slice_kind(s)) == "t") ids += (ids.empty() ? "" : ", ") + std::string(s.id);
-        throw MhaError("step", "bad_value.slice_t", {{"step", r.id}, {"steps", ids}});
-    }
-    if (r.batch && (*r.batch < 0 || *r.batch >= static_cast<std::int64_t>(d.B)))
-        throw MhaError("batch", "bad_value.slice_range", {{"field", "batch"}, {"value", str(*r.batch)}, {"max", str(d.B - 1)}});
-    if (r.head && (*r.head < 0 || *r.head >= static_cast<std::int64_t>(d.H)))
-        throw MhaError("head", "bad_value.slice_range", {{"field", "head"}, {"value", str(*r.head)}, {"max", str(d.H - 1)}});
-    if (r.t && (*r.t < 0 || *r.t >= static_cast<std::int64_t>(d.T)))
-        throw MhaError("t", "bad_value.slice_range", {{"field", "t"}, {"value", str(*r.t)}, {"max", str(d.T - 1)}});
+    if (r.batch) check_index("batch", *r.batch, d.B);
+    if (r.head) check_index("head", *r.head, d.H);
+    if (r.t) check_index("t", *r.t, d.T);
 }
 
 // The part of a run's memory that is largest, and the sizes that shrink it.
@@ -99,7 +100,7 @@ struct MemoryPart {
     const char* field;  // the size to lower first, which the error names
 };
 
-MemoryPart largest_part(const MemoryNeed& m, const Dims& d) {
+MHA_SMALL MemoryPart largest_part(const MemoryNeed& m, const Dims& d) {
     // The scores a pass holds at once: one head's [Tq, Tk] matrix, or a tile, or one row.
     const char* scores = d.algorithm == Algorithm::tiled         ? "term.memory.tile"
                          : d.algorithm == Algorithm::incremental ? "term.memory.scores_row"
@@ -117,7 +118,7 @@ MemoryPart largest_part(const MemoryNeed& m, const Dims& d) {
 // What the same config would need computed tiled without snapshots, when a naive run's score matrix
 // is what does not fit: even without snapshots it holds one head's [Tq, Tk], which the tiled pass
 // never does. (When only the snapshots are too big, snapshots: false or "lazy" is the answer.)
-void suggest_tiled(const Config& c, const Dims& d, Params& params) {
+MHA_SMALL void suggest_tiled(const Config& c, const Dims& d, Params& params) {
     if (d.algorithm != Algorithm::naive) return;
     Config compute_only;
     compute_only.bias = c.bias;
@@ -167,7 +168,7 @@ constexpr double max_attention_flops = 1099511627776.0;
 
 // The block sizes: whole numbers ≥ 1, given only for the tiled algorithm. A block longer than the
 // sequence is a tile of all of it.
-void set_blocks(const Config& c, Dims& d) {
+MHA_SMALL void set_blocks(const Config& c, Dims& d) {
     const std::pair<const char*, const std::optional<std::int64_t>*> blocks[] = {{"blockQ", &c.block_q}, {"blockK", &c.block_k}};
     for (const auto& [name, block] : blocks) {
         if (!*block) continue;
@@ -180,7 +181,7 @@ void set_blocks(const Config& c, Dims& d) {
     d.Bk = std::min<std::size_t>(static_cast<std::size_t>(c.block_k.value_or(default_block_k)), d.Tk);
 }
 
-std::string count_text(double n) {
+MHA_SMALL std::string count_text(double n) {
     char text[32];
     std::snprintf(text, sizeof text, "%.0f", n);
     std::string digits = text, out;
@@ -191,7 +192,7 @@ std::string count_text(double n) {
     return out;
 }
 
-void check_algorithm(const Config& c, const Dims& d) {
+MHA_SMALL void check_algorithm(const Config& c, const Dims& d) {
     if (c.algorithm == Algorithm::naive) return;
     const double B = d.B, H = d.H, T = d.T, Tk = d.Tk, D = d.D;
     if (c.algorithm == Algorithm::incremental) {
@@ -415,7 +416,7 @@ MemoryNeed memory_need(const Dims& d, const Config& c, const RunOptions& options
     return m;
 }
 
-MemoryNeed memory_need_of(const Config& c, Algorithm algorithm) {
+MHA_SMALL MemoryNeed memory_need_of(const Config& c, Algorithm algorithm) {
     Config sizes;  // the sizes and options alone: no tensor is copied
     sizes.B = c.B; sizes.T = c.T; sizes.Tk = c.Tk; sizes.C = c.C; sizes.H = c.H; sizes.Hkv = c.Hkv;
     sizes.bias = c.bias; sizes.mask = c.mask; sizes.key_lengths = c.key_lengths;
@@ -451,7 +452,7 @@ void check_tensor_length(std::string_view name, std::uint64_t count, const Dims&
 }
 
 // Sizes, divisibility, padding lengths and block sizes: the checks that hold whatever the memory.
-Dims checked_sizes(const Config& c) {
+MHA_SMALL Dims checked_sizes(const Config& c) {
     check_size("B", c.B);
     check_size("T", c.T);
     if (c.Tk) check_size("Tk", *c.Tk);

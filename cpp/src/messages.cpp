@@ -124,11 +124,10 @@ const std::vector<MessageEntry>& message_table() {
          "algorithm to \"tiled\".",
          "设置了 {field}，但 algorithm 是 \"{algorithm}\"：分块大小只用于 algorithm \"tiled\"。请去掉 {field}，或把 algorithm 设为 \"tiled\"。"},
         {"bad_value.incremental_cross",
-         "algorithm \"incremental\" decodes a sequence's own tokens one at a time (causal self-attention), but this config is "
-         "cross-attention (K and V from kv, or Tk={Tk} keys for T={T} queries). Remove Tk and kv, or choose algorithm \"naive\" "
-         "or \"tiled\".",
-         "algorithm \"incremental\" 逐个解码序列自己的词元（因果自注意力），但这个配置是交叉注意力（K 和 V 来自 kv，或 T={T} 个查询对应 "
-         "Tk={Tk} 个键）。请去掉 Tk 和 kv，或选择 algorithm \"naive\" 或 \"tiled\"。"},
+         "algorithm \"incremental\" decodes a sequence's own tokens (causal self-attention), but this config is cross-attention "
+         "(kv given, or Tk={Tk} ≠ T={T}). Remove Tk and kv, or choose algorithm \"naive\" or \"tiled\".",
+         "algorithm \"incremental\" 解码序列自己的词元（因果自注意力），但这个配置是交叉注意力（给了 kv，或 Tk={Tk} ≠ T={T}）。"
+         "请去掉 Tk 和 kv，或选择 algorithm \"naive\" 或 \"tiled\"。"},
         {"bad_value.incremental_mask",
          "algorithm \"incremental\" decodes one token at a time, and a token cannot attend to the tokens after it: it needs "
          "mask \"causal\". Set mask to \"causal\", or choose algorithm \"naive\" or \"tiled\".",
@@ -148,6 +147,8 @@ const std::vector<MessageEntry>& message_table() {
          "({max}, about a minute at this engine's speed). Lower T, Tk, B or H.",
          "这个配置的注意力需要 {flops} 次浮点运算（4·B·H·Tq·Tk·D），超过了一次 {algorithm} 运行能做的 {max} 次（按本引擎的速度约一分钟）。"
          "请减小 T、Tk、B 或 H。"},
+        {"bad_value.run_algorithm", "{method}() needs a run with algorithm \"{wanted}\"; this run's is \"{algorithm}\".",
+         "{method}() 需要 algorithm 为 \"{wanted}\" 的运行；这次运行的是 \"{algorithm}\"。"},
         {"bad_value.slice_head",
          "A slice {batch, head} takes both, and only of {steps}; \"{step}\" is asked for whole.",
          "切片 {batch, head} 需要同时给出两者，且只适用于 {steps}；\"{step}\" 只能整体获取。"},

@@ -197,9 +197,9 @@ TEST_CASE("incremental: errors name algorithm (cross-attention, no causal mask) 
     CHECK(error_of(c).first == "");
     c.Tk = 6;
     CHECK(error_of(c) == std::pair<std::string, std::string>{
-                             "algorithm", "algorithm \"incremental\" decodes a sequence's own tokens one at a time (causal self-attention), but "
-                                          "this config is cross-attention (K and V from kv, or Tk=6 keys for T=4 queries). Remove Tk and kv, "
-                                          "or choose algorithm \"naive\" or \"tiled\"."});
+                             "algorithm", "algorithm \"incremental\" decodes a sequence's own tokens (causal self-attention), but this "
+                                          "config is cross-attention (kv given, or Tk=6 ≠ T=4). Remove Tk and kv, or choose algorithm \"naive\" "
+                                          "or \"tiled\"."});
     c.Tk.reset();
     c.kv = std::vector<float>(32, 0.5f);
     CHECK(error_of(c).first == "algorithm");

@@ -39,6 +39,18 @@ export interface Config {
    * then computes the values asked for.
    */
   snapshots?: boolean | 'lazy';
+  /**
+   * How attention is computed (issue 15); every algorithm gives the same output. 'naive'
+   * (default): steps 12–16, one head's [Tq, Tk] score matrix at a time. 'tiled': FlashAttention's
+   * algorithm, blockQ × blockK tiles with an online softmax, never holding a score matrix; its steps
+   * tile_scores … tile_context replace scores … context. 'incremental': token by token with a KV
+   * cache (causal self-attention only); x and the decoding steps decode_q … decode_output.
+   */
+  algorithm?: 'naive' | 'tiled' | 'incremental';
+  /** Tiled only: query rows per tile (≥ 1; default 2, for the page; 64 runs fast). */
+  blockQ?: number;
+  /** Tiled only: keys per tile (≥ 1; default 2, for the page; 128 runs fast). */
+  blockK?: number;
 }
 
 export interface Weights<T = Float32Array> {
@@ -55,9 +67,18 @@ export interface Weights<T = Float32Array> {
 export type StepId =
   | 'x' | 'source' | 'q' | 'k' | 'v' | 'q_split' | 'k_split' | 'v_split' | 'q_heads' | 'k_heads' | 'v_heads'
   | 'k_shared' | 'v_shared' | 'k_t' | 'scores' | 'scaled' | 'masked' | 'weights' | 'context' | 'context_t'
-  | 'concat' | 'output';
+  | 'concat' | 'output'
+  // tiled (issue 15)
+  | 'tile_scores' | 'tile_max' | 'tile_correction' | 'tile_probs' | 'tile_sum' | 'tile_output' | 'tile_context'
+  // incremental (issue 15)
+  | 'decode_q' | 'decode_k' | 'decode_v' | 'cache_k' | 'cache_v' | 'decode_scores' | 'decode_weights' | 'decode_context'
+  | 'decode_output';
 
-export type AxisName = 'B' | 'T' | 'Tq' | 'Tk' | 'C' | 'H' | 'Hkv' | 'D' | 'H·D' | 'Hkv·D';
+/**
+ * Nk: key blocks of a tiled run (⌈Tk/blockK⌉). t: one entry per decoding step (T in a whole run,
+ * 1 in a {t} slice); t+1: the KV cache's length (T in a whole run, t+1 in a {t} slice).
+ */
+export type AxisName = 'B' | 'T' | 'Tq' | 'Tk' | 'C' | 'H' | 'Hkv' | 'D' | 'H·D' | 'Hkv·D' | 'Nk' | 't' | 't+1';
 
 /**
  * One step of the walkthrough and the tensor it produced. Its `shape`, `axes` and `strides` arrays
@@ -67,7 +88,9 @@ export interface Step {
   id: StepId;
   /** Short English title; web/src/i18n.js has it in English and Chinese as `step.<id>`. */
   title: string;
-  op: 'input' | 'projection' | 'reshape' | 'transpose' | 'repeat' | 'matmul' | 'scale' | 'mask' | 'softmax' | 'merge';
+  op: 'input' | 'projection' | 'reshape' | 'transpose' | 'repeat' | 'matmul' | 'scale' | 'mask' | 'softmax' | 'merge'
+    // tiled and incremental (issue 15)
+    | 'max' | 'rescale' | 'exp' | 'sum' | 'divide' | 'append';
   /** Symbolic formula, e.g. "Q = X·Wq + bq". */
   formula: string;
   /** The formula with this config's shapes, e.g. "[2,4,8] @ [8,8] + [8] → [2,4,8]". */
@@ -83,8 +106,8 @@ export interface Step {
    * null in `run.steps` of a lazy run: ask `run.step(id)` for them.
    */
   data: Float32Array | null;
-  /** Set on a step returned by `run.step(id, {batch, head})`: the slice its values are. */
-  slice?: StepSlice;
+  /** Set on a step returned by `run.step(id, {batch, head})` or `run.step(id, {t})`: the slice its values are. */
+  slice?: StepSlice | DecodingSlice;
   /** Element strides of the produced tensor as xtensor reports them (0 for axes of length 1). */
   strides: readonly number[];
   /** False for a view with permuted strides (a transpose). */
@@ -101,10 +124,72 @@ export interface Step {
   bytes: number;
 }
 
-/** One batch row's head of a [B, H, Tq, Tk] step. */
+/** One batch row's head of a [B, H, …] step (scores-sized and tiled steps). */
 export interface StepSlice {
   batch: number;
   head: number;
+}
+
+/** A decoding step of an incremental run as it was at step t (0 ≤ t < T). */
+export interface DecodingSlice {
+  t: number;
+}
+
+/** A tiled run's tiles (summary.tiles; null in other runs). */
+export interface TileCounts {
+  /** The tile's rows and columns: blockQ and blockK, at most Tq and Tk. */
+  blockQ: number;
+  blockK: number;
+  /** Nq = ⌈Tq/blockQ⌉ and Nk = ⌈Tk/blockK⌉: the grid of one head. */
+  queryBlocks: number;
+  keyBlocks: number;
+  /** B·H·Nq·Nk = computed + skipped. */
+  total: number;
+  computed: number;
+  /** Tiles whose every score is masked (above a causal diagonal, past a padding length): never computed. */
+  skipped: number;
+  /** [B]: skipped tiles of one head of each batch row (the same for every head). */
+  skippedPerHead: readonly number[];
+}
+
+/** One tile of a tiled run's grid: rows [r0, r1) and keys [c0, c1) of the [Tq, Tk] matrix. */
+export interface Tile {
+  i: number;
+  j: number;
+  rows: [number, number];
+  cols: [number, number];
+  skipped: boolean;
+}
+
+/** A tile's values as the pass left them (run.tile). */
+export interface TileValues extends Tile {
+  /** S_ij [rows × cols], row-major; −∞ where masked. */
+  scores: Float32Array;
+  /** P_ij = exp(S_ij − m) [rows × cols]. */
+  probs: Float32Array;
+  /** Per row of the block: the running max m after this tile, and before it (−∞ before the first). */
+  max: Float32Array;
+  maxBefore: Float32Array;
+  /** Per row: the running sum ℓ after and before this tile. */
+  sum: Float32Array;
+  sumBefore: Float32Array;
+  /** Per row: exp(m_before − m), which rescaled ℓ and O (1 on a skipped tile). */
+  correction: Float32Array;
+  /** The unnormalised output O after this tile [rows × D]. */
+  output: Float32Array;
+}
+
+/** An incremental run's KV cache at decoding step t, measured from its snapshots (run.cacheBytes). */
+export interface CacheBytes {
+  t: number;
+  /** t + 1 */
+  tokens: number;
+  /** [B, Hkv, t+1, D], of K and of V. */
+  shape: readonly number[];
+  /** Byte length of cache_k and cache_v at step t. */
+  bytes: number;
+  /** B·(t+1)·kvCacheBytesPerToken: the formula 2·Hkv·D·4 bytes per token and layer, times the tokens. */
+  formulaBytes: number;
 }
 
 export interface Summary {
@@ -119,6 +204,9 @@ export interface Summary {
   kvCacheBytesPerToken: number;
   flops: number;
   snapshotBytes: number;
+  algorithm: 'naive' | 'tiled' | 'incremental';
+  /** A tiled run's tiles; null otherwise. */
+  tiles: TileCounts | null;
 }
 
 export class Run {
@@ -141,7 +229,13 @@ export class Run {
    *   out of range; "memory_cap" for a whole scores-sized step above memoryCap; "released"
    *   after release())
    */
-  step(id: StepId | string, slice?: StepSlice): Step;
+  step(id: StepId | string, slice?: StepSlice | DecodingSlice): Step;
+  /** A tiled run's tiles of batch row `batch` (default 0) in the order the pass goes through them. */
+  tiles(options?: { batch?: number }): Tile[];
+  /** Tile (i, j) of one (batch, head) of a tiled run (defaults 0, 0). */
+  tile(i: number, j: number, slice?: Partial<StepSlice>): TileValues;
+  /** An incremental run's cache bytes at every decoding step, measured from its snapshots. */
+  cacheBytes(): CacheBytes[];
   /**
    * Hands this run's arrays back to the engine, which fills them with the next run of the same
    * size instead of allocating fresh memory (the larger part of handing a B=1 T=512 C=768 H=12
@@ -184,10 +278,79 @@ export interface Engine {
    * @throws MhaError (code "bad_size" or "bad_tensor_length")
    */
   matmul(a: Float32Array | number[], b: Float32Array | number[], sizes: { M: number; K: number; N: number }): Float32Array;
+  /**
+   * What a run of `config` without snapshots allocates with each algorithm (sizes checked, not the
+   * memory cap). incremental is null unless the config is causal self-attention.
+   */
+  memory(config: Config): MemoryModel;
+  /** memory() over T = 1, 2, 4, … 2^17 (with the config's T), or over `points`. */
+  memoryCurve(config: Config, options?: { points?: number[] }): (MemoryModel & { T: number; current: boolean })[];
+  /** The KV cache of a model shape under every choice of K/V heads (defaults: Hkv = H, 1 layer, 1 token). */
+  kvCache(shape: { C: number; H: number; Hkv?: number; layers?: number; tokens?: number }): KvCacheTable;
+  /** 7B-class model shapes (Mistral 7B: GQA; Llama 2 7B: MHA) at 4,096 tokens, each with its table. */
+  readonly namedShapes: { id: string; name: string; table: KvCacheTable }[];
+  /** Every step the engine knows, in walkthrough order. */
+  readonly catalogue: CatalogueEntry[];
   /** Bytes of wasm linear memory (grows to the largest run, never shrinks). */
   readonly memoryBytes: number;
   /** Embind value handles alive in the module: the same after every run unless something leaks. */
   readonly liveHandles: number;
+}
+
+/** Bytes a run allocates, by kind (engine.memory). */
+export interface MemoryParts {
+  inputs: number;
+  weights: number;
+  working: number;
+  /** The scores held at once: one head's [Tq, Tk] (naive), one [blockQ, blockK] tile (tiled), one row (incremental). */
+  scores: number;
+  snapshots: number;
+  total: number;
+}
+
+export interface MemoryModel {
+  naive: MemoryParts;
+  tiled: MemoryParts;
+  incremental: MemoryParts | null;
+  /** The whole score matrix [B, H, Tq, Tk] in float32, which no algorithm here holds. */
+  scoreMatrixBytes: number;
+}
+
+export interface KvCacheRow {
+  layout: 'MHA' | 'GQA' | 'MQA';
+  Hkv: number;
+  /** 2·Hkv·D·4 */
+  bytesPerTokenPerLayer: number;
+  /** × layers */
+  bytesPerToken: number;
+  /** × tokens */
+  bytes: number;
+  /** The shape's own Hkv. */
+  current: boolean;
+}
+
+export interface KvCacheTable {
+  C: number; H: number; Hkv: number; D: number; layers: number; tokens: number;
+  /** 4: float32 */
+  bytesPerValue: number;
+  /** Every divisor Hkv of H, from H (MHA) down to 1 (MQA). */
+  rows: KvCacheRow[];
+}
+
+/** One entry of engine.catalogue (cpp/src/catalogue.cpp). */
+export interface CatalogueEntry {
+  id: StepId;
+  pass: 'forward' | 'backward' | 'tiled' | 'incremental';
+  op: string;
+  input: string;
+  axes: string;
+  title: string;
+  formula: string;
+  latex: string;
+  viewOf: string;
+  when: 'always' | 'cross' | 'grouped';
+  /** How run.step() may slice it: {batch, head}, {t}, or only whole. */
+  slice: 'head' | 't' | '';
 }
 
 export interface EngineOptions {
