@@ -4,8 +4,9 @@
 export const shapeText = (shape) => `[${shape.join(',')}]`;
 
 // The query path through the walkthrough: the steps a learner follows from X to the output.
-const CHAIN = ['x', 'q', 'q_split', 'q_heads', 'scores', 'weights', 'context', 'context_t', 'concat', 'output'];
-const NAMED_IN_CHAIN = new Set(['scores', 'weights', 'context', 'concat', 'output']);
+// A tiled run (issue 15) goes through tile_scores … tile_context in place of scores … context.
+const CHAIN = ['x', 'q', 'q_split', 'q_heads', 'scores', 'tile_scores', 'weights', 'context', 'tile_context', 'context_t', 'concat', 'output'];
+const NAMED_IN_CHAIN = new Set(['scores', 'tile_scores', 'weights', 'context', 'tile_context', 'concat', 'output']);
 
 /** "[2,4,8] → [2,4,8] → [2,4,2,4] → [2,2,4,4] → scores [2,2,4,4] → ... → output [2,4,8]" */
 export function shapeChain(steps) {

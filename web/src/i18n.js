@@ -105,6 +105,65 @@ export const STRINGS = {
   },
 };
 
+// Tiled (FlashAttention) and incremental (KV cache) attention, issue 15: step titles and the CLI's
+// words. The page's words for these modes come with the page.
+Object.assign(STRINGS.en, {
+  'step.tile_scores': 'Score tiles S_ij',
+  'step.tile_max': 'Running row max m',
+  'step.tile_correction': 'Correction factor',
+  'step.tile_probs': 'Unnormalised weights P_ij',
+  'step.tile_sum': 'Running row sum ℓ',
+  'step.tile_output': 'Rescaled partial output O',
+  'step.tile_context': 'Divide by ℓ',
+  'step.decode_q': 'New query q_t',
+  'step.decode_k': 'New key k_t',
+  'step.decode_v': 'New value v_t',
+  'step.cache_k': 'K cache',
+  'step.cache_v': 'V cache',
+  'step.decode_scores': 'Scores of the new query',
+  'step.decode_weights': 'Softmax over the cache',
+  'step.decode_context': 'Weighted sum of the cached values',
+  'step.decode_output': 'Output row y_t',
+  'cli.algorithm.tiled': 'tiled',
+  'cli.algorithm.incremental': 'incremental decoding',
+  'cli.tiles': 'tiles',
+  'cli.tileGrid': 'tiles of batch row {b}, one head (■ computed, · skipped: every score masked)',
+  'cli.tileCounts': '{Bq}×{Bk} tiles, a {Nq}×{Nk} grid per head, {total} in all: {computed} computed, {skipped} skipped',
+  'cli.decodeChain': 'step t',
+  'cli.cacheHeader': 'KV cache per decoding step, measured from the snapshots (formula: B·(t+1)·2·Hkv·D·4 bytes)',
+  'cli.cacheShape': 'cache shape',
+  'cli.measured': 'measured',
+  'cli.formulaBytes': 'formula',
+});
+Object.assign(STRINGS.zh, {
+  'step.tile_scores': '分数分块 S_ij',
+  'step.tile_max': '逐行的运行最大值 m',
+  'step.tile_correction': '修正因子',
+  'step.tile_probs': '未归一化的权重 P_ij',
+  'step.tile_sum': '逐行的运行和 ℓ',
+  'step.tile_output': '重新缩放的部分输出 O',
+  'step.tile_context': '除以 ℓ',
+  'step.decode_q': '新的查询 q_t',
+  'step.decode_k': '新的键 k_t',
+  'step.decode_v': '新的值 v_t',
+  'step.cache_k': 'K 缓存',
+  'step.cache_v': 'V 缓存',
+  'step.decode_scores': '新查询的分数',
+  'step.decode_weights': '对缓存做 softmax',
+  'step.decode_context': '对缓存的值加权求和',
+  'step.decode_output': '输出行 y_t',
+  'cli.algorithm.tiled': '分块计算',
+  'cli.algorithm.incremental': '增量解码',
+  'cli.tiles': '分块',
+  'cli.tileGrid': '批次第 {b} 行、一个头的分块（■ 已计算，· 跳过：分数全被掩码）',
+  'cli.tileCounts': '{Bq}×{Bk} 的分块，每个头 {Nq}×{Nk} 格，共 {total} 块：计算 {computed} 块，跳过 {skipped} 块',
+  'cli.decodeChain': '第 t 步',
+  'cli.cacheHeader': '每个解码步的 KV 缓存，由快照量得（公式：B·(t+1)·2·Hkv·D·4 字节）',
+  'cli.cacheShape': '缓存形状',
+  'cli.measured': '实测',
+  'cli.formulaBytes': '公式',
+});
+
 /** A translator for `lang` ('en' or 'zh'); an unknown key comes back as itself. */
 export function translator(lang) {
   const table = STRINGS[lang] ?? STRINGS.en;
