@@ -107,7 +107,7 @@ void attend_tiled(const Dims& d, const KeyMask& mask, Projections in, float* con
     std::vector<float> S(Bq * Bk);  // the tile's scores [Bq, Bk], then its P in their place
     std::vector<float> PV(Bq * D);  // P_ij·V_j [Bq, D]
     std::vector<float> O(Bq * D);   // the running, unnormalised output [Bq, D]
-    std::vector<float> m(Bq), l(Bq), scale(Bq);  // running max, running sum, exp(m_old − m_new)
+    std::vector<float> m(Bq), l(Bq), rescale(Bq);  // running max, running sum, exp(m_old − m_new)
 
     TileSteps kept(d, rec);
     const bool recording = kept.any();
@@ -138,9 +138,9 @@ void attend_tiled(const Dims& d, const KeyMask& mask, Projections in, float* con
                         ++tiles.skipped;
                         if (first_head) ++tiles.skipped_per_head[b];
                         if (recording) {
-                            std::fill(scale.begin(), scale.end(), 1.0f);
+                            std::fill(rescale.begin(), rescale.end(), 1.0f);
                             kept.put_rows(row_max_step, r0, rows, j, m.data());
-                            kept.put_rows(correction, r0, rows, j, scale.data());
+                            kept.put_rows(correction, r0, rows, j, rescale.data());
                             kept.put_rows(row_sum, r0, rows, j, l.data());
                             kept.put_output(r0, rows, j, O.data());
                         }
@@ -168,17 +168,17 @@ void attend_tiled(const Dims& d, const KeyMask& mask, Projections in, float* con
                         float* const row = s + r * cols;
                         const float m_new = std::max(m[r], row_max(row, cols));
                         if (m_new == minus_inf) {  // no key of this row is visible yet
-                            scale[r] = 1.0f;
+                            rescale[r] = 1.0f;
                             std::fill(row, row + cols, 0.0f);
                             continue;
                         }
-                        scale[r] = exp_nonpositive(m[r] - m_new);  // e^−∞ = 0 on the row's first keys
+                        rescale[r] = exp_nonpositive(m[r] - m_new);  // e^−∞ = 0 on the row's first keys
                         m[r] = m_new;
-                        l[r] = scale[r] * l[r] + exp_shifted_row(row, row, cols, m_new);
+                        l[r] = rescale[r] * l[r] + exp_shifted_row(row, row, cols, m_new);
                     }
                     if (recording) {
                         kept.put_rows(row_max_step, r0, rows, j, m.data());
-                        kept.put_rows(correction, r0, rows, j, scale.data());
+                        kept.put_rows(correction, r0, rows, j, rescale.data());
                         kept.put_tile(probs, r0, rows, c0, cols, s);
                         kept.put_rows(row_sum, r0, rows, j, l.data());
                     }
@@ -187,7 +187,7 @@ void attend_tiled(const Dims& d, const KeyMask& mask, Projections in, float* con
                     gemm(rows, cols, D, {s, static_cast<std::ptrdiff_t>(cols)}, {v_head(b, h) + c0 * KD, KD}, PV.data(),
                          static_cast<std::ptrdiff_t>(D));
                     for (std::size_t r = 0; r < rows; ++r)
-                        for (std::size_t k = 0; k < D; ++k) O[r * D + k] = scale[r] * O[r * D + k] + PV[r * D + k];
+                        for (std::size_t k = 0; k < D; ++k) O[r * D + k] = rescale[r] * O[r * D + k] + PV[r * D + k];
                     if (recording) kept.put_output(r0, rows, j, O.data());
                 }
 
