@@ -53,8 +53,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# npm packages: reinstall only when the lock file changed since the last install.
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# npm packages: reinstall only when the lock file changed since the last install. A git worktree
+# that links node_modules to another checkout's leaves them to that checkout: npm ci would empty
+# the linked folder for every worktree sharing it (its lock file, checked out later, always looks
+# newer than the install).
+if [ -L node_modules ]; then
+  echo "setup: node_modules is a link to $(readlink node_modules): npm packages left as they are"
+elif [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: npm ci"
   npm ci --no-audit --no-fund --loglevel=error
 fi

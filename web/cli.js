@@ -17,10 +17,12 @@ Sizes:   --B batch  --T query length  --Tk key/value length (cross-attention)
          --C model width  --H heads  --Hkv key/value heads (GQA/MQA)
 Options: --mask none|causal   --key-lengths 4,3 (padding mask, one per batch row)
          --seed <n>   --no-bias   --memory-cap <bytes>
+Attention: --algorithm naive|tiled|incremental   --block-q <n> --block-k <n> (tiled)
 Output:  --json (the whole trace)   --step <id> (that tensor laid out by its axes)
          --backward (also the backward pass, for L = Σ output: dOutput of ones)
-         --lang en|zh
+         --t <n> (with --step: a decoding step as it was at step t)   --lang en|zh
 Example: mha-lens walk --B 2 --T 4 --C 8 --H 2 --mask causal --step weights
+         mha-lens walk --B 1 --T 6 --C 8 --H 2 --mask causal --algorithm tiled --block-q 2 --block-k 3
 
 train:   trains the engine's tiny transformer on a task and prints progress, the final loss,
          the accuracy on fresh batches and each head's job scores (at step 0 and now).
@@ -36,6 +38,7 @@ const options = {
   backward: { type: 'boolean' },
   task: { type: 'string' }, steps: { type: 'string' }, layers: { type: 'string' }, heads: { type: 'string' },
   width: { type: 'string' }, lr: { type: 'string' }, dropout: { type: 'string' }, batch: { type: 'string' },
+  algorithm: { type: 'string' }, 'block-q': { type: 'string' }, 'block-k': { type: 'string' }, t: { type: 'string' },
 };
 
 function usageError(message) {
@@ -49,11 +52,14 @@ function configFrom(values) {
   const { config } = readConfig((field, attribute) => values[field] ?? values[attribute]);
   if (values['no-bias']) config.bias = false;
   if (values['memory-cap'] !== undefined) config.memoryCap = numberOrText(values['memory-cap']);
+  if (values.algorithm !== undefined) config.algorithm = values.algorithm;
+  if (values['block-q'] !== undefined) config.blockQ = numberOrText(values['block-q']);
+  if (values['block-k'] !== undefined) config.blockK = numberOrText(values['block-k']);
   return config;
 }
 
 // Columns padded by display width: a CJK character takes two cells.
-const displayWidth = (text) => [...text].reduce((w, ch) => w + (/[\u1100-\uFFDC]/.test(ch) && !/[→·√ᵀ∞−]/.test(ch) ? 2 : 1), 0);
+const displayWidth = (text) => [...text].reduce((w, ch) => w + (/[\u1100-\uFFDC]/.test(ch) && !/[→·√ᵀ∞−ℓ■]/.test(ch) ? 2 : 1), 0);
 const pad = (text, width) => text + ' '.repeat(Math.max(0, width - displayWidth(text)));
 
 function printWalk(run, t, lang) {
@@ -61,7 +67,8 @@ function printWalk(run, t, lang) {
   const mask = [s.mask === 'causal' ? t('cli.causal') : null, s.keyLengths ? `${t('cli.padding')} [${s.keyLengths}]` : null]
     .filter(Boolean).join(' + ') || t('cli.noMask');
   const sizes = `B=${s.B} T=${s.T}${s.cross ? ` Tk=${s.Tk}` : ''} C=${s.C} H=${s.H}${s.Hkv < s.H ? ` Hkv=${s.Hkv}` : ''} (D=${s.D})`;
-  console.log(`mha-lens · ${sizes} · ${s.cross ? t('cli.cross') : t('cli.self')} · ${mask} · ${s.bias ? t('cli.bias') : t('cli.noBias')}`);
+  const algorithm = s.algorithm === 'naive' ? '' : ` · ${t(`cli.algorithm.${s.algorithm}`)}`;
+  console.log(`mha-lens · ${sizes} · ${s.cross ? t('cli.cross') : t('cli.self')} · ${mask} · ${s.bias ? t('cli.bias') : t('cli.noBias')}${algorithm}`);
   console.log('');
 
   const header = ['#', t('cli.step'), t('cli.formula'), t('cli.shape'), t('cli.axes'), t('cli.changes'), t('cli.elements')];
@@ -73,10 +80,40 @@ function printWalk(run, t, lang) {
   for (const row of [header, ...rows]) console.log(row.map((cell, c) => pad(cell, widths[c])).join('  ').trimEnd());
 
   console.log('');
-  console.log(`${t('cli.chain')}: ${shapeChain(run.steps)}`);
+  if (s.algorithm === 'incremental') printDecoding(run, t);
+  else console.log(`${t('cli.chain')}: ${shapeChain(run.steps)}`);
+  if (s.algorithm === 'tiled') printTiles(run, t);
   if (run.gradients) console.log(`${t('cli.backwardChain')}: ${backwardChain(run.steps)}`);
   console.log(`${t('cli.parameters')}: ${formatCount(s.parameterCount)} · ${t('cli.kvCache')}: ${formatCount(s.kvCacheBytesPerToken)} ${t('cli.bytesPerToken')} · ${t('cli.flops')}: ${formatCount(s.flops)}`);
   for (const warning of run.warnings) console.log(`${t('cli.warning')}: ${warning.messageIn(lang)}`);
+}
+
+// --- Tiled and incremental attention (issue 15) ---------------------------------------------------
+
+// The tile grid of batch row 0 (the same for every head) and the counts over the whole run.
+function printTiles(run, t) {
+  const { tiles } = run.summary;
+  console.log(`${t('cli.tiles')}: ${t('cli.tileCounts', { Bq: tiles.blockQ, Bk: tiles.blockK, Nq: tiles.queryBlocks, Nk: tiles.keyBlocks,
+    total: formatCount(tiles.total), computed: formatCount(tiles.computed), skipped: formatCount(tiles.skipped) })}`);
+  if (tiles.queryBlocks > 32 || tiles.keyBlocks > 32) return;
+  console.log(t('cli.tileGrid', { b: 0 }));
+  const grid = run.tiles({ batch: 0 });
+  for (let i = 0; i < tiles.queryBlocks; i++) {
+    console.log(`  ${grid.filter((tile) => tile.i === i).map((tile) => (tile.skipped ? '·' : '■')).join(' ')}`);
+  }
+}
+
+// One decoding step's shapes (the last, t = T−1), and the cache's measured bytes at every step.
+function printDecoding(run, t) {
+  const last = run.summary.T - 1;
+  const chain = run.steps.filter((step) => step.id !== 'x').map((step) => `${step.id} ${shapeText(run.step(step.id, { t: last }).shape)}`);
+  console.log(`${t('cli.decodeChain')} (t=${last}): ${chain.join(' → ')}`);
+  console.log('');
+  console.log(t('cli.cacheHeader'));
+  const rows = run.cacheBytes().map((c) => [`t=${c.t}`, shapeText(c.shape), formatCount(c.bytes), formatCount(c.formulaBytes)]);
+  const header = ['', `${t('cli.cacheShape')} (K, V)`, t('cli.measured'), t('cli.formulaBytes')];
+  const widths = header.map((_, c) => Math.max(...[header, ...rows].map((row) => displayWidth(row[c]))));
+  for (const row of [header, ...rows]) console.log(`  ${row.map((cell, c) => pad(cell, widths[c])).join('  ').trimEnd()}`);
 }
 
 function printStep(step, t, summary) {
@@ -147,7 +184,7 @@ async function main() {
     process.stdout.write(`${traceJson(run)}\n`);
   } else if (values.step !== undefined) {
     try {
-      printStep(run.step(values.step), t, run.summary);
+      printStep(values.t === undefined ? run.step(values.step) : run.step(values.step, { t: numberOrText(values.t) }), t, run.summary);
     } catch (error) {
       if (!(error instanceof MhaError)) throw error;
       process.stderr.write(`${t('cli.error')}: ${error.messageIn(lang)}\n`);

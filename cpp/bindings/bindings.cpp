@@ -86,6 +86,20 @@ val trace_to_js(const mha::Trace& t, bool with_weights) {
     summary.set("kvCacheBytesPerToken", static_cast<double>(t.kv_cache_bytes_per_token));
     summary.set("flops", t.flops);
     summary.set("snapshotBytes", static_cast<double>(t.snapshot_bytes));
+    // Tiled and incremental attention (issue 15): the algorithm, and a tiled run's tiles.
+    summary.set("algorithm", std::string(mha::algorithm_name(d.algorithm)));
+    if (d.algorithm == mha::Algorithm::tiled) {
+        val tiles = val::object();
+        for (const auto& [name, count] : {std::pair{"blockQ", d.Bq}, {"blockK", d.Bk}, {"queryBlocks", d.Nq()}, {"keyBlocks", d.Nk()}})
+            tiles.set(name, static_cast<double>(count));
+        tiles.set("total", static_cast<double>(t.tiles.total));
+        tiles.set("computed", static_cast<double>(t.tiles.computed));
+        tiles.set("skipped", static_cast<double>(t.tiles.skipped));
+        tiles.set("skippedPerHead", array_of(t.tiles.skipped_per_head));
+        summary.set("tiles", tiles);
+    } else {
+        summary.set("tiles", val::null());
+    }
 
     val steps = val::array();
     for (std::size_t i = 0; i < t.steps.size(); ++i) steps.set(i, step_to_js(t.steps[i]));
@@ -122,6 +136,7 @@ mha::Config checked_config(const val& config, const val& tensors, const val& req
         mha::StepRequest only{request["id"].as<std::string>(), std::nullopt, std::nullopt};
         if (!request["batch"].isUndefined()) only.batch = whole(request["batch"]);
         if (!request["head"].isUndefined()) only.head = whole(request["head"]);
+        if (!request["t"].isUndefined()) only.t = whole(request["t"]);
         options.only = std::move(only);
     }
     const val x = tensors["x"], kv = tensors["kv"], weights = tensors["weights"], d_output = tensors["dOutput"];
@@ -258,9 +273,37 @@ val catalogue() {
         step.set("latex", std::string(s.latex));
         step.set("viewOf", std::string(s.view_of));
         step.set("when", std::string(s.when == mha::When::cross ? "cross" : s.when == mha::When::grouped ? "grouped" : "always"));
+        step.set("slice", std::string(mha::slice_kind(s)));
         steps.set(i, step);
     }
     return steps;
+}
+
+// --- Tiled and incremental attention (issue 15) ----------------------------------------------------
+
+val memory_to_js(const mha::MemoryNeed& m) {
+    val parts = val::object();
+    for (const auto& [name, bytes] : {std::pair{"inputs", m.inputs}, {"weights", m.weights}, {"working", m.working}, {"scores", m.scores},
+                                      {"snapshots", m.snapshots}, {"total", m.total()}})
+        parts.set(name, bytes);
+    return parts;
+}
+
+// What a compute-only run of this config allocates with each algorithm (incremental only where
+// it applies), and the bytes of the whole score matrix [B, H, Tq, Tk] no algorithm here holds.
+// The sizes are checked, the memory cap is not: the page draws configs far above it.
+val memory_model(const val& config) {
+    return guarded([&] {
+        const mha::Config c = config_from_js(config);
+        val model = val::object();
+        model.set("naive", memory_to_js(mha::memory_need_of(c, mha::Algorithm::naive)));
+        model.set("tiled", memory_to_js(mha::memory_need_of(c, mha::Algorithm::tiled)));
+        const bool decodable = c.mask == mha::MaskKind::causal && !c.kv && c.Tk.value_or(c.T) == c.T;
+        model.set("incremental", decodable ? memory_to_js(mha::memory_need_of(c, mha::Algorithm::incremental)) : val::null());
+        const double Tk = static_cast<double>(c.Tk.value_or(c.T));
+        model.set("scoreMatrixBytes", 4.0 * static_cast<double>(c.B) * static_cast<double>(c.H) * static_cast<double>(c.T) * Tk);
+        return model;
+    });
 }
 
 // The message table {key: {en, zh}}: web/src/text/ renders errors and warnings from it.
@@ -288,4 +331,5 @@ EMSCRIPTEN_BINDINGS(mha_lens) {
     emscripten::function("matmul", &matmul);
     emscripten::function("catalogue", &catalogue);
     emscripten::function("messageTable", &message_table);
+    emscripten::function("memoryModel", &memory_model);
 }

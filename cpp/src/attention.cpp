@@ -59,8 +59,9 @@ private:
     std::vector<float> values_[4];
 };
 
-// One warning per run of consecutive fully masked queries of a batch row (a padding length of 0
-// masks every query of its row: one line, not T).
+}  // namespace
+
+// A padding length of 0 masks every query of its row: one line, not T.
 void warn_fully_masked(const std::vector<bool>& fully_masked, const Dims& d, std::vector<Warning>& warnings) {
     for (std::size_t b = 0; b < d.B; ++b)
         for (std::size_t i = 0; i < d.T; ++i) {
@@ -73,8 +74,6 @@ void warn_fully_masked(const std::vector<bool>& fully_masked, const Dims& d, std
             i = last;
         }
 }
-
-}  // namespace
 
 void attend(const Dims& d, const KeyMask& mask, Projections in, float* concat, Recorder& rec, std::vector<Warning>& warnings) {
     const std::size_t T = d.T, Tk = d.Tk, C = d.C, D = d.D;

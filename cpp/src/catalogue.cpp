@@ -52,8 +52,35 @@ const std::vector<StepSpec>& catalogue() {
          "softmax over Tk of [B,H,Tq,Tk]", "", When::always},
         {"context", Pass::forward, "matmul", "weights", "B,H,Tq,D", "Weighted sum of values A·V",
          "O = A·V", "O_h = A V_h", "[B,H,Tq,Tk] @ [B,H,Tk,D]", "", When::always},
-        {"context_t", Pass::forward, "transpose", "context", "B,Tq,H,D", "Tokens first again",
-         "O.transpose(1, 2)", "O = \\operatorname{transpose}_{1,2}(O_h)", "[B,H,Tq,D]", "context", When::always},
+        // --- Tiled attention (FlashAttention's algorithm), in place of scores … context -------------
+        // Tile (i, j) is query rows i·Bq … and keys j·Bk …; each query block goes through the key
+        // blocks j = 0, 1, … in turn, keeping a running max m, a running sum ℓ and an unnormalised
+        // output O per row. [.., Tq, Tk] steps hold each tile's values in its place of the matrix
+        // (−∞ / 0 on tiles a mask skips whole); [.., Tq, Nk, ..] steps hold each row's state after
+        // key block j.
+        {"tile_scores", Pass::tiled, "matmul", "q_heads", "B,H,Tq,Tk", "Score tiles S_ij",
+         "S_ij = Q_i·K_jᵀ / √D + M_ij, one Bq×Bk tile at a time", "S_{ij} = \\dfrac{Q_i K_j^{\\top}}{\\sqrt{D}} + M_{ij}",
+         "[B,H,Tq,D] @ [B,H,D,Tk] in [Bq,Bk] tiles", "", When::always},
+        {"tile_max", Pass::tiled, "max", "tile_scores", "B,H,Tq,Nk", "Running row max m",
+         "m_new = max(m_old, rowmax(S_ij))", "m_i^{(j)} = \\max\\big(m_i^{(j-1)}, \\operatorname{rowmax}(S_{ij})\\big)",
+         "[B,H,Tq,Tk] in [Bq,Bk] tiles", "", When::always},
+        {"tile_correction", Pass::tiled, "rescale", "tile_max", "B,H,Tq,Nk", "Correction factor",
+         "exp(m_old − m_new)", "e^{m_i^{(j-1)} - m_i^{(j)}}", "[B,H,Tq,Nk]", "", When::always},
+        {"tile_probs", Pass::tiled, "exp", "tile_scores", "B,H,Tq,Tk", "Unnormalised weights P_ij",
+         "P_ij = exp(S_ij − m_new)", "\\tilde{P}_{ij} = e^{S_{ij} - m_i^{(j)}}", "[B,H,Tq,Tk] − [B,H,Tq,Nk]", "", When::always},
+        {"tile_sum", Pass::tiled, "sum", "tile_probs", "B,H,Tq,Nk", "Running row sum ℓ",
+         "ℓ_new = exp(m_old − m_new)·ℓ_old + rowsum(P_ij)",
+         "\\ell_i^{(j)} = e^{m_i^{(j-1)} - m_i^{(j)}}\\,\\ell_i^{(j-1)} + \\operatorname{rowsum}(\\tilde{P}_{ij})",
+         "[B,H,Tq,Tk] in [Bq,Bk] tiles", "", When::always},
+        {"tile_output", Pass::tiled, "matmul", "tile_probs", "B,H,Tq,Nk,D", "Rescaled partial output O",
+         "O_new = exp(m_old − m_new)·O_old + P_ij·V_j",
+         "O_i^{(j)} = e^{m_i^{(j-1)} - m_i^{(j)}}\\,O_i^{(j-1)} + \\tilde{P}_{ij} V_j",
+         "[Bq,Bk] @ [Bk,D] per tile", "", When::always},
+        {"tile_context", Pass::tiled, "divide", "tile_output", "B,H,Tq,D", "Divide by ℓ",
+         "O = O_last / ℓ_last", "O_i = O_i^{(N_k)} / \\ell_i^{(N_k)}", "[B,H,Tq,D] / [B,H,Tq]", "", When::always},
+        // --- Steps 17–19, which a tiled run records as well ------------------------------------
+        {"context_t", Pass::forward, "transpose", "{context}", "B,Tq,H,D", "Tokens first again",
+         "O.transpose(1, 2)", "O = \\operatorname{transpose}_{1,2}(O_h)", "[B,H,Tq,D]", "{context}", When::always},
         {"concat", Pass::forward, "merge", "context_t", "B,Tq,C", "Merge heads (concat)",
          "O.contiguous().view(B, Tq, C)", "O \\to \\operatorname{contiguous}().\\operatorname{view}(B, T_q, C)",
          "[B,Tq,H,D]", "", When::always},
@@ -130,6 +157,36 @@ const std::vector<StepSpec>& catalogue() {
          "dbv = Σ dV over B and Tk", "db_v = \\textstyle\\sum_{b,t} dV", "[B,Tk,Hkv·D]", "", When::bias},
         {"d_bo", Pass::backward, "sum", "d_output", "C", "Gradient of bo",
          "dbo = Σ dY over B and Tq", "db_o = \\textstyle\\sum_{b,t} dY", "[B,Tq,C]", "", When::bias},
+        // --- Incremental decoding with a KV cache, in place of everything after x ----------------
+        // Token t at a time (causal self-attention): its q, k, v; k and v appended to the cache; its
+        // one query against the cache; row t of the output. A whole run's snapshot holds every
+        // step's values (axis t: row t was made at step t; axis t+1: the cache after the last
+        // step); the slice {t} is the tensor as it was at step t.
+        {"decode_q", Pass::incremental, "projection", "x", "B,H,t,D", "New query q_t",
+         "q_t = x_t·Wq{+bq}, split into heads", "q_t = x_t W_q{+b_q}", "[B,1,C] @ [C,H·D]{+[H·D]} per token", "", When::always},
+        {"decode_k", Pass::incremental, "projection", "x", "B,Hkv,t,D", "New key k_t",
+         "k_t = x_t·Wk{+bk}, split into {Hkv} heads", "k_t = x_t W_k{+b_k}", "[B,1,C] @ [C,Hkv·D]{+[Hkv·D]} per token", "",
+         When::always},
+        {"decode_v", Pass::incremental, "projection", "x", "B,Hkv,t,D", "New value v_t",
+         "v_t = x_t·Wv{+bv}, split into {Hkv} heads", "v_t = x_t W_v{+b_v}", "[B,1,C] @ [C,Hkv·D]{+[Hkv·D]} per token", "",
+         When::always},
+        {"cache_k", Pass::incremental, "append", "decode_k", "B,Hkv,t+1,D", "K cache",
+         "K_cache = [K_cache; k_t]: one row per token so far", "K_{\\le t} = \\big[K_{<t};\\, k_t\\big]", "[B,Hkv,1,D] per token",
+         "", When::always},
+        {"cache_v", Pass::incremental, "append", "decode_v", "B,Hkv,t+1,D", "V cache",
+         "V_cache = [V_cache; v_t]: one row per token so far", "V_{\\le t} = \\big[V_{<t};\\, v_t\\big]", "[B,Hkv,1,D] per token",
+         "", When::always},
+        {"decode_scores", Pass::incremental, "matmul", "decode_q", "B,H,t,t+1", "Scores of the new query",
+         "s_t = q_t·K_cacheᵀ / √D", "s_t = \\dfrac{q_t K_{\\le t}^{\\top}}{\\sqrt{D}}", "[B,H,1,D] @ [B,H,D,t+1] per token", "",
+         When::always},
+        {"decode_weights", Pass::incremental, "softmax", "decode_scores", "B,H,t,t+1", "Softmax over the cache",
+         "a_t = softmax(s_t, over t+1)", "a_t = \\operatorname{softmax}(s_t)", "softmax over t+1 of [B,H,1,t+1] per token", "",
+         When::always},
+        {"decode_context", Pass::incremental, "matmul", "decode_weights", "B,H,t,D", "Weighted sum of the cached values",
+         "o_t = a_t·V_cache", "o_t = a_t V_{\\le t}", "[B,H,1,t+1] @ [B,H,t+1,D] per token", "", When::always},
+        {"decode_output", Pass::incremental, "projection", "decode_context", "B,t,C", "Output row y_t",
+         "y_t = concat(o_t)·Wo{+bo}", "y_t = \\operatorname{concat}(o_t) W_o{+b_o}", "[B,1,C] @ [C,C]{+[C]} per token", "",
+         When::always},
     };
     return steps;
 }
@@ -150,8 +207,33 @@ const StepSpec* find_step(std::string_view id) {
     return nullptr;
 }
 
+// Tiled and incremental runs (issue 15): the forward steps a tiled run computes another way, and
+// the ones an incremental run keeps.
+static bool replaced_by_tiles(std::string_view id) {
+    return id == "scores" || id == "scaled" || id == "masked" || id == "weights" || id == "context";
+}
+
+static bool in_algorithm(const StepSpec& step, Algorithm algorithm) {
+    switch (step.pass) {
+        case Pass::forward:
+            return algorithm == Algorithm::naive || (algorithm == Algorithm::tiled && !replaced_by_tiles(step.id)) ||
+                   (algorithm == Algorithm::incremental && std::string_view(step.id) == "x");
+        case Pass::tiled: return algorithm == Algorithm::tiled;
+        case Pass::incremental: return algorithm == Algorithm::incremental;
+        case Pass::backward: return algorithm == Algorithm::naive;  // the gradients of the naive pass
+    }
+    return false;
+}
+
+const char* slice_kind(const StepSpec& step) {
+    if (step.pass == Pass::tiled || (step.pass == Pass::forward && is_scores_sized(step.id))) return "head";
+    if (step.pass == Pass::incremental) return "t";
+    return "";
+}
+
 bool appears(const StepSpec& step, const Dims& d) {
     if (step.pass == Pass::backward && !d.backward) return false;  // gradients only with dOutput
+    if (!in_algorithm(step, d.algorithm)) return false;
     switch (step.when) {
         case When::always: return true;
         case When::cross: return d.cross;
@@ -169,6 +251,7 @@ static std::string resolve(std::string_view ref, const Dims& d) {
     const bool grouped = d.Hkv < d.H;
     if (ref == "{src}") return d.cross ? "source" : "x";
     if (ref == "{k_heads}") return grouped ? "k_shared" : "k_heads";
+    if (ref == "{context}") return d.algorithm == Algorithm::tiled ? "tile_context" : "context";
     if (ref == "{dv_from}") return grouped ? "d_v_shared" : "d_context";
     if (ref == "{dk_from}") return grouped ? "d_k_shared" : "d_k_t";
     if (ref == "{d_k_per_head}") return grouped ? "d_k_shared" : "d_k";
@@ -216,6 +299,12 @@ std::size_t size_of(std::string_view symbol, const Dims& d) {
     if (symbol == "1") return 1;
     if (symbol == "B·T" || symbol == "B·Tq") return d.B * d.T;  // every token of the batch, as a weight's gradient sums them
     if (symbol == "B·Tk") return d.B * d.Tk;
+    // Tiled and decoding steps (issue 15).
+    if (symbol == "Bq") return d.Bq;
+    if (symbol == "Bk") return d.Bk;
+    if (symbol == "Nq") return d.Nq();
+    if (symbol == "Nk") return d.Nk();
+    if (symbol == "t" || symbol == "t+1") return d.T;  // a whole run: every step t, the full cache
     return 0;
 }
 
@@ -357,11 +446,35 @@ static double backward_flops(const StepSpec& step, const StepContext& c) {
     if (id == "d_bq" || id == "d_bo") return B * T * (id == "d_bq" ? HD : C);
     if (id == "d_bk" || id == "d_bv") return B * Tk * KD;
     return 0;  // the input dOutput, views, the mask (which writes zeros)
+// Tiled and decoding steps (issue 15), counted as their naive counterparts are: over every tile
+// (skipped ones too, as the naive products count the masked scores) and, decoding, over every
+// entry of the cache each token attends to.
+static double pass_flops(const StepSpec& step, const Dims& d, bool bias) {
+    const std::string_view id = step.id;
+    const double B = d.B, H = d.H, T = d.T, Tk = d.Tk, D = d.D, C = d.C;
+    const double scores = B * H * T * Tk, rows = B * H * T * static_cast<double>(d.Nk());
+    if (id == "tile_scores") return 2 * scores * D + scores;   // Q_i·K_jᵀ, then the scale
+    if (id == "tile_max") return scores;                       // one comparison per score
+    if (id == "tile_correction") return 2 * rows;              // a subtraction and an exp per row and tile
+    if (id == "tile_probs") return 2 * scores;                 // subtract, exp
+    if (id == "tile_sum") return scores + 2 * rows;            // add; rescale and add per row and tile
+    if (id == "tile_output") return 2 * scores * D + 2 * rows * D;  // P_ij·V_j; rescale and add O
+    if (id == "tile_context") return B * H * T * D;            // one division per value
+    const double cache = B * H * T * (T + 1) / 2;              // Σ_t (t+1) scores over the steps
+    if (id == "decode_q" || id == "decode_k" || id == "decode_v" || id == "decode_output") {
+        const double out = static_cast<double>(step_numel(step, d));
+        return 2 * out * C + (bias ? out : 0);
+    }
+    if (id == "decode_scores") return 2 * cache * D + cache;
+    if (id == "decode_weights") return 4 * cache;
+    if (id == "decode_context") return 2 * cache * D;
+    return 0;  // the caches: appending copies
 }
 
 double step_flops(const StepSpec& step, const StepContext& c) {
     if (step.pass == Pass::backward) return backward_flops(step, c);
     const Dims& d = c.dims;
+    if (step.pass == Pass::tiled || step.pass == Pass::incremental) return pass_flops(step, d, c.bias);
     const std::string_view op = step.op;
     const double out = static_cast<double>(step_numel(step, d));
     if (op == "projection") {  // [rows, C] @ [C, N]: each output value is a dot product over C
@@ -378,7 +491,7 @@ double step_flops(const StepSpec& step, const StepContext& c) {
 
 bool changes_values(const StepSpec& step, const Dims& d, bool masks_a_key) {
     const std::string op = step_op(step, d);
-    if (op == "input" || op == "reshape" || op == "transpose" || op == "repeat" || op == "merge") return false;
+    if (op == "input" || op == "reshape" || op == "transpose" || op == "repeat" || op == "merge" || op == "append") return false;
     if (op == "scale") return d.D != 1;  // a scale by 1/√1 leaves every value alone
     // Backward through the mask: the softmax's backward already gave masked keys a gradient of 0.
     if (op == "mask") return step.pass == Pass::forward && masks_a_key;

@@ -11,7 +11,25 @@
 #include "mha/catalogue.hpp"
 #include "mha/error.hpp"
 
+// Code that runs once a call or only for an error (a request's checks, the messages' figures, the
+// checks of the tiled and incremental algorithms): `cold` is how both compilers are told to build
+// a function for size and keep it out of line, so that the download stays within its budget
+// (tests/js/bundle-size.test.js). None of it is in a loop.
+#define MHA_SMALL [[gnu::cold]]
+
 namespace mha {
+
+const char* algorithm_name(Algorithm algorithm) {
+    switch (algorithm) {
+        case Algorithm::naive: return "naive";
+        case Algorithm::tiled: return "tiled";
+        case Algorithm::incremental: return "incremental";
+    }
+    return "naive";
+}
+
+Dims checked_sizes(const Config& c);
+
 namespace {
 
 // Each size alone; the memory cap limits their products.
@@ -42,22 +60,36 @@ std::string sci(double value) {
     return text;
 }
 
-// A lazy run's request: a step of this run, batch and head in range (both or neither, and only
-// for a scores-sized step).
-void check_request(const StepRequest& r, const Dims& d) {
+// The steps a request may slice `kind` ("head" or "t"), of this run (`d`) or of any, for a message.
+MHA_SMALL std::string sliceable_steps(std::string_view kind, const Dims* d = nullptr) {
+    std::string ids;
+    for (const StepSpec& s : catalogue())
+        if ((!d || appears(s, *d)) && (kind.empty() || slice_kind(s) == kind)) ids += (ids.empty() ? "" : ", ") + std::string(s.id);
+    return ids;
+}
+
+MHA_SMALL void check_index(const char* field, std::int64_t value, std::size_t count) {
+    if (value < 0 || value >= static_cast<std::int64_t>(count))
+        throw MhaError(field, "bad_value.slice_range", {{"field", field}, {"value", str(value)}, {"max", str(count - 1)}});
+}
+
+// A lazy run's request: a step of this run; batch and head in range (both or neither, and only for
+// a step sliced by head); a decoding step t in range (only for a step of incremental decoding).
+MHA_SMALL void check_request(const StepRequest& r, const Dims& d) {
     const StepSpec* step = find_step(r.id);
-    if (!step || !appears(*step, d)) {
-        std::string ids;
-        for (const StepSpec& s : catalogue())
-            if (appears(s, d)) ids += (ids.empty() ? "" : ", ") + std::string(s.id);
-        throw MhaError("step", "unknown_step.in_run", {{"step", r.id}, {"steps", ids}});
+    if (!step || !appears(*step, d)) throw MhaError("step", "unknown_step.in_run", {{"step", r.id}, {"steps", sliceable_steps("", &d)}});
+    const std::string_view kind = slice_kind(*step);
+    const char* wrong = r.batch.has_value() != r.head.has_value() || (r.batch && kind != "head") ? "head"
+                        : r.t && (kind != "t" || r.batch)                                       ? "t"
+                                                                                                : nullptr;
+    if (wrong) {
+        const bool naive_slice = d.algorithm == Algorithm::naive && *wrong == 'h';  // its message names the four steps
+        throw MhaError("step", naive_slice ? "bad_value.slice" : *wrong == 'h' ? "bad_value.slice_head" : "bad_value.slice_t",
+                       {{"step", r.id}, {"steps", sliceable_steps(wrong, *wrong == 'h' ? &d : nullptr)}});
     }
-    if (r.batch.has_value() != r.head.has_value() || (r.batch && !is_scores_sized(r.id)))
-        throw MhaError("step", "bad_value.slice", {{"step", r.id}});
-    if (r.batch && (*r.batch < 0 || *r.batch >= static_cast<std::int64_t>(d.B)))
-        throw MhaError("batch", "bad_value.slice_range", {{"field", "batch"}, {"value", str(*r.batch)}, {"max", str(d.B - 1)}});
-    if (r.head && (*r.head < 0 || *r.head >= static_cast<std::int64_t>(d.H)))
-        throw MhaError("head", "bad_value.slice_range", {{"field", "head"}, {"value", str(*r.head)}, {"max", str(d.H - 1)}});
+    if (r.batch) check_index("batch", *r.batch, d.B);
+    if (r.head) check_index("head", *r.head, d.H);
+    if (r.t) check_index("t", *r.t, d.T);
 }
 
 // The part of a run's memory that is largest, and the sizes that shrink it.
@@ -68,16 +100,38 @@ struct MemoryPart {
     const char* field;  // the size to lower first, which the error names
 };
 
-MemoryPart largest_part(const MemoryNeed& m, const Dims& d) {
-    const double head_scores = 4.0 * static_cast<double>(d.T) * static_cast<double>(d.Tk);
+MHA_SMALL MemoryPart largest_part(const MemoryNeed& m, const Dims& d) {
+    // The scores a pass holds at once: one head's [Tq, Tk] matrix, or a tile, or one row.
+    const char* scores = d.algorithm == Algorithm::tiled         ? "term.memory.tile"
+                         : d.algorithm == Algorithm::incremental ? "term.memory.scores_row"
+                                                                 : "term.memory.scores";
     const MemoryPart parts[] = {
         {"term.memory.snapshots", m.snapshots, "B, T, Tk or H", d.B > d.T ? "B" : "T"},
         {"term.memory.weights", m.weights, "C", "C"},
         {"term.memory.inputs", m.inputs, d.cross ? "B, T, Tk or C" : "B, T or C", d.B > d.T ? "B" : "T"},
-        {"term.memory.scores", head_scores, "T or Tk", d.Tk > d.T ? "Tk" : "T"},
-        {"term.memory.working", m.working - head_scores, "B, T, Tk or C", d.B > d.T ? "B" : "T"},
+        {scores, m.scores, "T or Tk", d.Tk > d.T ? "Tk" : "T"},
+        {"term.memory.working", m.working, "B, T, Tk or C", d.B > d.T ? "B" : "T"},
     };
     return *std::max_element(std::begin(parts), std::end(parts), [](const MemoryPart& a, const MemoryPart& b) { return a.bytes < b.bytes; });
+}
+
+// What the same config would need computed tiled without snapshots, when a naive run's score matrix
+// is what does not fit: even without snapshots it holds one head's [Tq, Tk], which the tiled pass
+// never does. (When only the snapshots are too big, snapshots: false or "lazy" is the answer.)
+MHA_SMALL void suggest_tiled(const Config& c, const Dims& d, Params& params) {
+    if (d.algorithm != Algorithm::naive) return;
+    Config compute_only;
+    compute_only.bias = c.bias;
+    compute_only.snapshots = Snapshots::none;
+    const double limit = std::min(static_cast<double>(c.memory_cap), addressable_bytes);
+    const MemoryNeed naive = memory_need(d, compute_only);
+    if (naive.total() <= limit || std::string_view(largest_part(naive, d).term) != "term.memory.scores") return;
+    Dims tiled = d;
+    tiled.algorithm = Algorithm::tiled;
+    tiled.Bq = std::min<std::size_t>(static_cast<std::size_t>(c.block_q.value_or(default_block_q)), d.T);
+    tiled.Bk = std::min<std::size_t>(static_cast<std::size_t>(c.block_k.value_or(default_block_k)), d.Tk);
+    params.push_back({"tiled", "term.memory.try_tiled"});
+    params.push_back({"tiled_needed", format_bytes(memory_need(tiled, compute_only).total())});
 }
 
 void check_memory(const Config& c, const Dims& d, const RunOptions& options) {
@@ -87,18 +141,77 @@ void check_memory(const Config& c, const Dims& d, const RunOptions& options) {
     if (total <= cap && total <= addressable_bytes) return;
     if (options.only && need.snapshots > cap) {  // one step of a lazy run, which alone is too big
         Params params{{"step", options.only->id}, {"needed", format_bytes(need.snapshots)}, {"cap", format_bytes(cap)}};
-        if (is_scores_sized(options.only->id) && !options.only->batch) params.push_back({"slice", "term.ask_slice"});
+        const StepSpec* step = find_step(options.only->id);
+        if (step && std::string_view(slice_kind(*step)) == "head" && !options.only->batch) params.push_back({"slice", "term.ask_slice"});
+        if (step && std::string_view(slice_kind(*step)) == "t" && !options.only->t) params.push_back({"slice", "term.ask_t"});
         throw MhaError("memoryCap", "memory_cap.step", params);
     }
     const MemoryPart largest = largest_part(need, d);
     Params params{{"needed", format_bytes(total)}, {"largest", largest.term}, {"largest_bytes", format_bytes(largest.bytes)},
                   {"lower", largest.lower}};
+    suggest_tiled(c, d, params);
     if (total > addressable_bytes) {
         params.push_back({"limit", format_bytes(addressable_bytes)});
         throw MhaError(largest.field, "memory_cap.addressable", params);
     }
     params.push_back({"cap", format_bytes(cap)});
     throw MhaError(largest.field, "memory_cap.needs", params);
+}
+
+// --- Tiled and incremental attention (issue 15) ---------------------------------------------------
+// A tiled or incremental run holds no score matrix, so memory no longer bounds its work: these do.
+// A run goes through at most 2^24 tiles (or, decoding, 2^24 one-row attentions of a head), and
+// its attention does at most 2^40 floating-point operations (about a minute at this engine's
+// 20–30 GFLOP/s): B=1 T=16384 C=768 H=12 takes 8.2e11.
+constexpr double max_tiles = 16777216.0;
+constexpr double max_attention_flops = 1099511627776.0;
+
+// The block sizes: whole numbers ≥ 1, given only for the tiled algorithm. A block longer than the
+// sequence is a tile of all of it.
+MHA_SMALL void set_blocks(const Config& c, Dims& d) {
+    const std::pair<const char*, const std::optional<std::int64_t>*> blocks[] = {{"blockQ", &c.block_q}, {"blockK", &c.block_k}};
+    for (const auto& [name, block] : blocks) {
+        if (!*block) continue;
+        if (c.algorithm != Algorithm::tiled)
+            throw MhaError(name, "bad_value.block_unused", {{"field", name}, {"algorithm", algorithm_name(c.algorithm)}});
+        check_size(name, **block);
+    }
+    if (c.algorithm != Algorithm::tiled) return;
+    d.Bq = std::min<std::size_t>(static_cast<std::size_t>(c.block_q.value_or(default_block_q)), d.T);
+    d.Bk = std::min<std::size_t>(static_cast<std::size_t>(c.block_k.value_or(default_block_k)), d.Tk);
+}
+
+MHA_SMALL std::string count_text(double n) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f", n);
+    std::string digits = text, out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+MHA_SMALL void check_algorithm(const Config& c, const Dims& d) {
+    if (c.algorithm == Algorithm::naive) return;
+    const double B = d.B, H = d.H, T = d.T, Tk = d.Tk, D = d.D;
+    if (c.algorithm == Algorithm::incremental) {
+        if (d.cross) throw MhaError("algorithm", "bad_value.incremental_cross", {{"T", str(d.T)}, {"Tk", str(d.Tk)}});
+        if (c.mask != MaskKind::causal) throw MhaError("algorithm", "bad_value.incremental_mask", {});
+        if (B * H * T > max_tiles)
+            throw MhaError(d.B > d.T ? "B" : "T", "bad_size.decode_rows",
+                           {{"B", str(d.B)}, {"H", str(d.H)}, {"T", str(d.T)}, {"count", count_text(B * H * T)}, {"max", count_text(max_tiles)}});
+    } else {
+        const double tiles = B * H * static_cast<double>(d.Nq()) * static_cast<double>(d.Nk());
+        if (tiles > max_tiles)
+            throw MhaError(d.Bq <= d.Bk ? "blockQ" : "blockK", "bad_size.tiles",
+                           {{"Bq", str(c.block_q.value_or(default_block_q))}, {"Bk", str(c.block_k.value_or(default_block_k))}, {"Tq", str(d.T)}, {"Tk", str(d.Tk)}, {"heads", count_text(B * H)},
+                            {"count", count_text(tiles)}, {"max", count_text(max_tiles)}});
+    }
+    const double flops = 4 * B * H * T * Tk * D;
+    if (flops > max_attention_flops)
+        throw MhaError(d.Tk > d.T ? "Tk" : "T", "bad_size.work",
+                       {{"algorithm", algorithm_name(c.algorithm)}, {"flops", sci(flops)}, {"max", sci(max_attention_flops)}});
 }
 
 // How an explicit tensor's length is made up: "B·T·C = 2·4·8", or "H·D" for a bias.
@@ -272,8 +385,7 @@ float largest_magnitude(const float* data, std::size_t count) {
 std::uint64_t snapshot_bytes(const Dims& d) {
     double values = 0;
     for (const StepSpec& step : catalogue())
-        if ((step.pass == Pass::forward || step.pass == Pass::backward) && appears(step, d))
-            values += static_cast<double>(step_numel(step, d));
+        if (appears(step, d)) values += static_cast<double>(step_numel(step, d));
     const double bytes = values * sizeof(float);
     return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
@@ -286,11 +398,28 @@ MemoryNeed memory_need(const Dims& d, const Config& c, const RunOptions& options
     MemoryNeed m;
     m.inputs = f * (B * T * C + (d.cross ? B * Tk * C : 0));
     m.weights = f * (C * HD + 2 * C * KD + C * C + (c.bias ? HD + 2 * KD + C : 0));
-    m.working = f * (B * T * HD + 2 * B * Tk * KD  // q, k, v
-                     + T * Tk                      // one head's scores
-                     + 3 * B * T * C               // concat, the output and its copy in the trace
-                     // made only for a snapshot: the context as its own tensor, GQA's shared heads
-                     + (recording ? B * H * T * D + (grouped ? 2 * B * H * Tk * D : 0) : 0));
+    switch (d.algorithm) {
+        case Algorithm::naive:
+        case Algorithm::tiled:
+            m.working = f * (B * T * HD + 2 * B * Tk * KD  // q, k, v
+                             + 3 * B * T * C               // concat, the output and its copy in the trace
+                             // made only for a snapshot: the context as its own tensor, GQA's shared heads
+                             + (recording ? B * H * T * D + (grouped ? 2 * B * H * Tk * D : 0) : 0));
+            if (d.algorithm == Algorithm::naive) {
+                m.scores = f * T * Tk;  // one head's [Tq, Tk] matrix at a time
+            } else {
+                const double Bq = d.Bq, Bk = d.Bk;
+                m.scores = f * Bq * Bk;                // one [Bq, Bk] tile of scores, then of P
+                m.working += f * (2 * Bq * D + 3 * Bq);  // O and P·V [Bq, D]; m, ℓ and the correction [Bq]
+            }
+            break;
+        case Algorithm::incremental:
+            m.working = f * (2 * B * T * KD             // the K and V caches, [B, Hkv, T, D] when full
+                             + B * (HD + 2 * KD + C)    // one token's q, k, v and context
+                             + 2 * B * T * C);          // the output and its copy in the trace
+            m.scores = f * T;                           // one row of scores, as long as the cache
+            break;
+    }
     if (d.backward) {
         // The backward pass (backward.cpp): dOutput, the gradients of concat, q, k, v and of every
         // parameter, dX (and dS), dX's three terms, one head's A, dA and dS, and the per-head K/V
@@ -302,11 +431,26 @@ MemoryNeed memory_need(const Dims& d, const Config& c, const RunOptions& options
     }
     if (options.only) {
         const StepSpec* step = find_step(options.only->id);
-        m.snapshots = options.only->batch ? f * T * Tk : step ? f * static_cast<double>(step_numel(*step, d)) : 0;
+        const double numel = step ? static_cast<double>(step_numel(*step, d)) : 0;
+        m.snapshots = f * (options.only->batch ? numel / (B * H) : numel);
     } else if (c.snapshots == Snapshots::all) {
         m.snapshots = static_cast<double>(snapshot_bytes(d));
     }
     return m;
+}
+
+MHA_SMALL MemoryNeed memory_need_of(const Config& c, Algorithm algorithm) {
+    Config sizes;  // the sizes and options alone: no tensor is copied
+    sizes.B = c.B; sizes.T = c.T; sizes.Tk = c.Tk; sizes.C = c.C; sizes.H = c.H; sizes.Hkv = c.Hkv;
+    sizes.bias = c.bias; sizes.mask = c.mask; sizes.key_lengths = c.key_lengths;
+    if (c.kv) sizes.kv.emplace();  // cross-attention, as the config is
+    sizes.algorithm = algorithm;
+    if (algorithm == Algorithm::tiled) {
+        sizes.block_q = c.block_q;
+        sizes.block_k = c.block_k;
+    }
+    sizes.snapshots = Snapshots::none;
+    return memory_need(checked_sizes(sizes), sizes);
 }
 
 std::uint64_t tensor_length(std::string_view name, const Dims& d) {
@@ -330,7 +474,8 @@ void check_tensor_length(std::string_view name, std::uint64_t count, const Dims&
                     {"formula", formula}, {"expected", str(expected)}});
 }
 
-Dims validate_sizes(const Config& c, const RunOptions& options) {
+// Sizes, divisibility, padding lengths and block sizes: the checks that hold whatever the memory.
+MHA_SMALL Dims checked_sizes(const Config& c) {
     check_size("B", c.B);
     check_size("T", c.T);
     if (c.Tk) check_size("Tk", *c.Tk);
@@ -351,6 +496,7 @@ Dims validate_sizes(const Config& c, const RunOptions& options) {
     d.cross = c.kv.has_value() || d.Tk != d.T;
     d.bias = c.bias;
     d.backward = c.d_output.has_value();
+    d.algorithm = c.algorithm;
 
     if (c.key_lengths) {
         const auto& lengths = *c.key_lengths;
@@ -360,6 +506,13 @@ Dims validate_sizes(const Config& c, const RunOptions& options) {
             if (lengths[b] < 0 || lengths[b] > static_cast<std::int64_t>(d.Tk))
                 throw MhaError("keyLengths", "bad_key_lengths.range", {{"b", str(b)}, {"value", str(lengths[b])}, {"Tk", str(d.Tk)}});
     }
+    set_blocks(c, d);
+    return d;
+}
+
+Dims validate_sizes(const Config& c, const RunOptions& options) {
+    const Dims d = checked_sizes(c);
+    check_algorithm(c, d);
     if (options.only) check_request(*options.only, d);
     // Before any tensor is read or allocated: everything a run allocates, weights and working
     // tensors included, within the cap and within what this build can address.

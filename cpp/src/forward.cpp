@@ -4,6 +4,8 @@
 
 #include "mha/attention.hpp"
 #include "mha/backward.hpp"
+#include "mha/attention_incremental.hpp"
+#include "mha/attention_tiled.hpp"
 #include "mha/catalogue.hpp"
 #include "mha/matmul.hpp"
 #include "mha/recorder.hpp"
@@ -42,7 +44,7 @@ Trace start_trace(const Config& config, const Dims& d, Weights&& weights) {
     trace.snapshot_bytes = snapshot_bytes(d);
     const StepContext context{d, config.bias, config.mask, config.key_lengths.has_value()};
     for (const StepSpec& step : catalogue())
-        if (step.pass == Pass::forward && appears(step, d)) trace.flops += step_flops(step, context);
+        if (appears(step, d)) trace.flops += step_flops(step, context);
     return trace;
 }
 
@@ -59,6 +61,13 @@ Trace forward_pass(const Config& config, const RunOptions& options, const Dims& 
     const std::vector<float> seeded_x = config.x ? std::vector<float>() : seeded_values(config.seed, Stream::x, B * T * C, 1.0f);
     const float* x_values = config.x ? config.x->data() : seeded_x.data();
     rec.record("x", view_as<3>(const_cast<float*>(x_values), {B, T, C}));
+
+    // –. Incremental decoding takes the tokens one at a time from here on (attention_incremental.cpp).
+    if (d.algorithm == Algorithm::incremental) {
+        decode(d, mask, x_values, w, rec, trace.output, trace.warnings);
+        if (rec.done()) trace.output.clear();  // a request for one step stops decoding there
+        return trace;
+    }
 
     // –. Cross-attention reads K and V from a source sequence of its own. // [B, Tk, C]
     std::vector<float> seeded_source;
@@ -106,12 +115,17 @@ Trace forward_pass(const Config& config, const RunOptions& options, const Dims& 
     if (rec.done()) return trace;
 
     // 12–16. Attention, one head at a time: scores, scale, mask, softmax and the weighted sum of
-    // the values, each head's context written into its columns of concat (attention.cpp).
+    // the values, each head's context written into its columns of concat (attention.cpp); or the
+    // same computed tile by tile with an online softmax (attention_tiled.cpp).
     tensor3 concat = xt::empty<float>({B, T, C});
-    attend(d, mask, {q.data(), k.data(), v.data()}, concat.data(), rec, trace.warnings);
+    if (d.algorithm == Algorithm::tiled)
+        attend_tiled(d, mask, {q.data(), k.data(), v.data()}, concat.data(), rec, trace.warnings, trace.tiles);
+    else
+        attend(d, mask, {q.data(), k.data(), v.data()}, concat.data(), rec, trace.warnings);
     if (rec.done()) return trace;
 
-    // 16. The context as its own tensor, heads first, for its snapshot. // [B, H, Tq, D]
+    // 16. The context as its own tensor, heads first, for its snapshot (a tiled run recorded it as
+    // tile_context). // [B, H, Tq, D]
     auto context_t = view_as<4>(concat.data(), {B, T, H, D});
     tensor4 context;
     if (rec.records("context") || rec.records("context_t")) context = permuted(context_t, {0, 2, 1, 3});

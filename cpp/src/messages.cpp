@@ -87,12 +87,12 @@ const MessageEntry messages[] = {
      "（其最大数 3.4e+38 的四分之一），结果会变成 Infinity 或 NaN。请把显式张量缩小（±1e4 以内总是安全的）。"},
     {"memory_cap.needs",
      "This config needs {needed} of memory, above the memory cap of {cap}: {@largest} alone take {largest_bytes}. "
-     "Lower {lower}, or raise memoryCap.",
-     "这个配置需要 {needed} 内存，超过了内存上限 {cap}：仅{@largest}就占 {largest_bytes}。请减小 {lower}，或提高 memoryCap。"},
+     "Lower {lower}, or raise memoryCap.{@tiled}",
+     "这个配置需要 {needed} 内存，超过了内存上限 {cap}：仅{@largest}就占 {largest_bytes}。请减小 {lower}，或提高 memoryCap。{@tiled}"},
     {"memory_cap.addressable",
      "This config needs {needed} of memory, more than this build of the engine can address ({limit}): {@largest} "
-     "alone take {largest_bytes}. Lower {lower}: raising memoryCap cannot help.",
-     "这个配置需要 {needed} 内存，超过了本引擎能寻址的 {limit}：仅{@largest}就占 {largest_bytes}。请减小 {lower}：提高 memoryCap 没有用。"},
+     "alone take {largest_bytes}. Lower {lower}: raising memoryCap cannot help.{@tiled}",
+     "这个配置需要 {needed} 内存，超过了本引擎能寻址的 {limit}：仅{@largest}就占 {largest_bytes}。请减小 {lower}：提高 memoryCap 没有用。{@tiled}"},
     {"memory_cap.step",
      "Step \"{step}\" needs {needed}, above the memory cap of {cap}{@slice}.",
      "步骤 \"{step}\" 需要 {needed}，超过了内存上限 {cap}{@slice}。"},
@@ -193,6 +193,54 @@ const MessageEntry messages[] = {
     {"term.wanted.tokens", "an Int32Array or an array of whole numbers", "Int32Array 或整数数组"},
     {"term.wanted.options", "an object such as {task: 'reverse'}", "对象，例如 {task: 'reverse'}"},
 
+    // --- Tiled and incremental attention -----------------------------------------------------
+    {"bad_value.algorithm",
+     "algorithm must be \"naive\", \"tiled\" or \"incremental\", not {@got}.",
+     "algorithm 必须是 \"naive\"、\"tiled\" 或 \"incremental\"，而不是{@got}。"},
+    {"bad_value.block_unused",
+     "{field} is set but algorithm is \"{algorithm}\": block sizes belong to algorithm \"tiled\". Remove {field}, or set "
+     "algorithm to \"tiled\".",
+     "设置了 {field}，但 algorithm 是 \"{algorithm}\"：分块大小只用于 algorithm \"tiled\"。请去掉 {field}，或把 algorithm 设为 \"tiled\"。"},
+    {"bad_value.incremental_cross",
+     "algorithm \"incremental\" decodes a sequence's own tokens (causal self-attention), but this config is cross-attention "
+     "(kv given, or Tk={Tk} ≠ T={T}). Remove Tk and kv, or choose algorithm \"naive\" or \"tiled\".",
+     "algorithm \"incremental\" 解码序列自己的词元（因果自注意力），但这个配置是交叉注意力（给了 kv，或 Tk={Tk} ≠ T={T}）。"
+     "请去掉 Tk 和 kv，或选择 algorithm \"naive\" 或 \"tiled\"。"},
+    {"bad_value.incremental_mask",
+     "algorithm \"incremental\" decodes one token at a time, and a token cannot attend to the tokens after it: it needs "
+     "mask \"causal\". Set mask to \"causal\", or choose algorithm \"naive\" or \"tiled\".",
+     "algorithm \"incremental\" 一次解码一个词元，词元不能关注它之后的词元：它需要 mask \"causal\"。请把 mask 设为 \"causal\"，"
+     "或选择 algorithm \"naive\" 或 \"tiled\"。"},
+    {"bad_size.tiles",
+     "blockQ={Bq} and blockK={Bk} cut the {heads} score matrices of {Tq}×{Tk} into {count} tiles, more than one run may go "
+     "through ({max}). Raise blockQ and blockK (64 and 128 are fast).",
+     "blockQ={Bq} 和 blockK={Bk} 把 {heads} 个 {Tq}×{Tk} 的分数矩阵切成了 {count} 个分块，超过了一次运行能处理的 {max} 个。"
+     "请增大 blockQ 和 blockK（64 和 128 很快）。"},
+    {"bad_size.decode_rows",
+     "Incremental decoding attends B·H·T = {B}·{H}·{T} = {count} times (one query of one head per token), more than one run "
+     "may do ({max}). Lower B, H or T.",
+     "增量解码要做 B·H·T = {B}·{H}·{T} = {count} 次注意力（每个词元、每个头一个查询），超过了一次运行能做的 {max} 次。请减小 B、H 或 T。"},
+    {"bad_size.work",
+     "This config's attention takes {flops} floating-point operations (4·B·H·Tq·Tk·D), more than one {algorithm} run may do "
+     "({max}, about a minute at this engine's speed). Lower T, Tk, B or H.",
+     "这个配置的注意力需要 {flops} 次浮点运算（4·B·H·Tq·Tk·D），超过了一次 {algorithm} 运行能做的 {max} 次（按本引擎的速度约一分钟）。"
+     "请减小 T、Tk、B 或 H。"},
+    {"bad_value.run_algorithm", "{method}() needs a run with algorithm \"{wanted}\"; this run's is \"{algorithm}\".",
+     "{method}() 需要 algorithm 为 \"{wanted}\" 的运行；这次运行的是 \"{algorithm}\"。"},
+    {"bad_value.slice_head",
+     "A slice {batch, head} takes both, and only of {steps}; \"{step}\" is asked for whole.",
+     "切片 {batch, head} 需要同时给出两者，且只适用于 {steps}；\"{step}\" 只能整体获取。"},
+    {"bad_value.slice_t",
+     "A slice by decoding step t is asked only of the decoding steps of an incremental run ({steps}), without batch or "
+     "head; \"{step}\" is asked for whole.",
+     "按解码步 t 切片只适用于增量运行的解码步骤（{steps}），且不能与 batch 或 head 同用；\"{step}\" 只能整体获取。"},
+    {"term.size.blockQ", "the query block size (query rows per tile)", "查询分块大小（每个分块的查询行数）"},
+    {"term.size.blockK", "the key block size (keys per tile)", "键分块大小（每个分块的键数）"},
+    {"term.memory.tile", "one tile of scores", "一个分块的分数"},
+    {"term.memory.scores_row", "one row of scores", "一行分数"},
+    {"term.memory.try_tiled", " Computed tiled without snapshots (algorithm \"tiled\", snapshots false) it would need {tiled_needed}.",
+     "若不记录快照、分块计算（algorithm \"tiled\"，snapshots 为 false），它只需 {tiled_needed}。"},
+    {"term.ask_t", ": ask for it at one decoding step t", "：请只取某一个解码步 t 时的它"},
     // --- Warnings ---------------------------------------------------------------------------
     {"warning.fully_masked",
      "Batch row {b}, {@rows}: every key is masked, so the attention weights are all 0 (PyTorch returns NaN for such a row).",

@@ -10,11 +10,17 @@ Recorder::Recorder(Trace& trace, const Config& config, const RunOptions& options
       values_(options.only || config.snapshots == Snapshots::all),
       only_(options.only ? &*options.only : nullptr) {}
 
-bool Recorder::records(std::string_view id) const { return all_ || (only_ && only_->id == id); }
+bool Recorder::records(std::string_view id) const {
+    if (only_) return only_->id == id;
+    const StepSpec* step = find_step(id);
+    return all_ && step && appears(*step, context_.dims);
+}
 
 bool Recorder::keeps_values(std::string_view id) const { return values_ && records(id); }
 
 const StepRequest* Recorder::head_request() const { return only_ && only_->batch ? only_ : nullptr; }
+
+const StepRequest* Recorder::t_request() const { return only_ && only_->t ? only_ : nullptr; }
 
 void Recorder::record(const char* id, std::vector<float>&& values, const shape_t& shape) {
     if (!records(id)) return;

@@ -50,31 +50,43 @@ float exp_nonpositive(float x) {
     return e[0];
 }
 
-bool softmax_row(const float* in, float* out, std::size_t n) {
+float row_max(const float* in, std::size_t n) {
     constexpr float minus_inf = -std::numeric_limits<float>::infinity();
     const std::size_t n4 = n / 4 * 4;
-    // The row maximum (exact in any order).
+    // Exact in any order.
     f32x4 max4 = splat(minus_inf);
     for (std::size_t j = 0; j < n4; j += 4) {
         const f32x4 v = load(in + j);
         max4 = select(v > max4, v, max4);
     }
-    float row_max = std::max(std::max(max4[0], max4[1]), std::max(max4[2], max4[3]));
-    for (std::size_t j = n4; j < n; ++j) row_max = std::max(row_max, in[j]);
-    if (row_max == minus_inf) {
-        std::fill(out, out + n, 0.0f);
-        return false;
-    }
-    // e^(x − max) and four running sums, one a lane; the tail goes through the same exp4.
-    const f32x4 max_v = splat(row_max);
+    float result = std::max(std::max(max4[0], max4[1]), std::max(max4[2], max4[3]));
+    for (std::size_t j = n4; j < n; ++j) result = std::max(result, in[j]);
+    return result;
+}
+
+float exp_shifted_row(const float* in, float* out, std::size_t n, float shift) {
+    const std::size_t n4 = n / 4 * 4;
+    // e^(x − shift) and four running sums, one a lane; the tail goes through the same exp4.
+    const f32x4 shift_v = splat(shift);
     f32x4 sum4 = splat(0.0f);
     for (std::size_t j = 0; j < n4; j += 4) {
-        const f32x4 e = exp4(load(in + j) - max_v);
+        const f32x4 e = exp4(load(in + j) - shift_v);
         store(out + j, e);
         sum4 += e;
     }
     float sum = (sum4[0] + sum4[1]) + (sum4[2] + sum4[3]);
-    for (std::size_t j = n4; j < n; ++j) sum += (out[j] = exp_nonpositive(in[j] - row_max));
+    for (std::size_t j = n4; j < n; ++j) sum += (out[j] = exp_nonpositive(in[j] - shift));
+    return sum;
+}
+
+bool softmax_row(const float* in, float* out, std::size_t n) {
+    const float max = row_max(in, n);  // subtracting it keeps e^x finite
+    if (max == -std::numeric_limits<float>::infinity()) {
+        std::fill(out, out + n, 0.0f);
+        return false;
+    }
+    const float sum = exp_shifted_row(in, out, n, max);
+    const std::size_t n4 = n / 4 * 4;
     const f32x4 sum_v = splat(sum);
     for (std::size_t j = 0; j < n4; j += 4) store(out + j, load(out + j) / sum_v);
     for (std::size_t j = n4; j < n; ++j) out[j] /= sum;

@@ -65,6 +65,25 @@ def mha_graph(H, D, masked):
     return helper.make_graph(nodes, f"mha_H{H}_D{D}{'_causal' if masked else ''}", inputs, outputs)
 
 
+def fused_graph(H, D, causal):
+    """The same forward with ONNX Runtime's fused attention (com.microsoft Attention: Q, K and V
+    projected by one packed [C, 3C] product, then attention, optionally causal), then the output
+    projection: the graph BERT-style exports use, for the tiled bench's "best ONNX Runtime graph"."""
+    C = H * D
+    f = TensorProto.FLOAT
+    inputs = [helper.make_tensor_value_info("x", f, ["B", "T", C]), helper.make_tensor_value_info("Wqkv", f, [C, 3 * C]),
+              helper.make_tensor_value_info("bqkv", f, [3 * C]), helper.make_tensor_value_info("Wo", f, [C, C]),
+              helper.make_tensor_value_info("bo", f, [C])]
+    nodes = [
+        helper.make_node("Attention", ["x", "Wqkv", "bqkv"], ["context"], domain="com.microsoft", num_heads=H,
+                         unidirectional=1 if causal else 0),                           # [B, T, C]
+        helper.make_node("MatMul", ["context", "Wo"], ["y_xw"]),
+        helper.make_node("Add", ["y_xw", "bo"], ["y"]),
+    ]
+    outputs = [helper.make_tensor_value_info("y", f, ["B", "T", C])]
+    return helper.make_graph(nodes, f"mha_fused_H{H}_D{D}{'_causal' if causal else ''}", inputs, outputs)
+
+
 def gemm_graph():
     f = TensorProto.FLOAT
     return helper.make_graph(
@@ -73,10 +92,12 @@ def gemm_graph():
         [helper.make_tensor_value_info("c", f, ["M", "N"])])
 
 
-def save(graph, name):
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="mha-lens bench")
+def save(graph, name, contrib=False):
+    opsets = [helper.make_opsetid("", OPSET)] + ([helper.make_opsetid("com.microsoft", 1)] if contrib else [])
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="mha-lens bench")
     model.ir_version = 8  # what ONNX Runtime Web reads; onnx 1.12 would write 8 as well
-    onnx.checker.check_model(model)
+    if not contrib:  # the checker does not know com.microsoft's operators
+        onnx.checker.check_model(model)
     onnx.save(model, os.path.join(OUT, name))
 
 
@@ -86,4 +107,6 @@ if __name__ == "__main__":
         save(mha_graph(H, D, masked=False), f"mha_H{H}_D{D}.onnx")
     save(mha_graph(12, 64, masked=True), "mha_H12_D64_causal.onnx")
     save(gemm_graph(), "gemm.onnx")
+    for causal in (False, True):
+        save(fused_graph(12, 64, causal), f"mha_fused_H12_D64{'_causal' if causal else ''}.onnx", contrib=True)
     print("wrote", ", ".join(sorted(os.listdir(OUT))), "to", OUT)

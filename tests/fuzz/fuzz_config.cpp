@@ -64,8 +64,8 @@ void check_trace(const mha::Trace& trace) {
     }
 }
 
-// A lazy run's later request for one step is not config: a "request" key {id, batch?, head?}
-// becomes the run's options, as the bindings make them for run.step(id, {batch, head}).
+// A lazy run's later request for one step is not config: a "request" key {id, batch?, head?, t?}
+// becomes the run's options, as the bindings make them for run.step(id, {batch, head}) or {t}.
 mha::RunOptions take_request(std::string& text) {
     mha::RunOptions options;
     const nlohmann::json root = nlohmann::json::parse(text, nullptr, false);
@@ -75,6 +75,7 @@ mha::RunOptions take_request(std::string& text) {
         mha::StepRequest only{r["id"].get<std::string>(), std::nullopt, std::nullopt};
         if (r.contains("batch") && r["batch"].is_number_integer()) only.batch = r["batch"].get<std::int64_t>();
         if (r.contains("head") && r["head"].is_number_integer()) only.head = r["head"].get<std::int64_t>();
+        if (r.contains("t") && r["t"].is_number_integer()) only.t = r["t"].get<std::int64_t>();  // a decoding step
         options.only = std::move(only);
     }
     nlohmann::json rest = root;

@@ -24,7 +24,18 @@ const ERRORS = [
   { B: 2, T: 4, C: 8, H: 2, heads: 2 },                 // unknown key
   { B: '2', T: 4, C: 8, H: 2 },                         // wrong type
   null,                                                  // not an object (refused in JS)
+  { B: 1, T: 4, C: 8, H: 2, algorithm: 'incremental' },  // decoding needs a causal mask
+  { B: 1, T: 4, C: 8, H: 2, algorithm: 'tiled', blockK: 0 },  // a block below 1
 ];
+
+// Tiled and incremental attention (issue 15): every third group of eight runs tiled, every third
+// decodes token by token where the size is causal self-attention (the others run naive).
+function withAlgorithm(config, i) {
+  const algorithm = (i >> 3) % 3;
+  if (algorithm === 1) return { ...config, algorithm: 'tiled', blockQ: 1 + (i % 5), blockK: 1 + ((i >> 1) % 7) };
+  if (algorithm === 2 && config.mask === 'causal' && config.Tk === undefined) return { ...config, algorithm: 'incremental' };
+  return config;
+}
 
 const torch = (C, bias) => ({
   in_proj_weight: new Float32Array(3 * C * C).fill(0.1),
@@ -38,17 +49,23 @@ export function mixedRun(engine, i) {
   try {
     if (kind < 6) {
       // Once in 500 runs one large enough to grow the heap past its initial 16 MiB (its weights
-      // alone are), without snapshots so that it stays within the memory cap.
-      const size = i % 500 === 4 ? { B: 1, T: 256, C: 1024, H: 8, mask: 'causal', snapshots: false } : SIZES[(i >> 1) % SIZES.length];
+      // alone are), without snapshots so that it stays within the memory cap. (It stays naive, so
+      // that the heap's high-water mark is reached by run 504.)
+      const size = i % 500 === 4 ? { B: 1, T: 256, C: 1024, H: 8, mask: 'causal', snapshots: false } : withAlgorithm(SIZES[(i >> 1) % SIZES.length], i);
       const config = { ...size, seed: i >>> 0 };
       if (kind === 1) config.snapshots = false;
       if (kind === 5) config.snapshots = 'lazy';
       if (kind === 2) config.x = new Float32Array(config.B * config.T * config.C).fill((i % 7) / 7);
+      if (kind === 4 && config.algorithm) config.snapshots = 'lazy';
       const run = engine.run(config);
       if (!(run.output.length === config.B * config.T * config.C)) throw new Error(`run ${i}: wrong output length`);
       if (config.snapshots === 'lazy') run.step(config.H > 1 ? 'weights' : 'q', config.H > 1 ? { batch: 0, head: 1 } : undefined);
       if (kind === 4) engine.validate(config);
       if (kind === 3) run.step('no_such_step');  // an error from a result, after a success
+      // A lazy run's slices, computed on request: one head's tiles, a decoding step as it was at t.
+      if (kind === 4 && config.algorithm === 'tiled') run.tile(0, 0, { batch: 0, head: config.H - 1 });
+      if (kind === 4 && config.algorithm === 'incremental') run.step('cache_v', { t: config.T - 1 });
+      if (kind === 5 && config.algorithm === 'incremental') run.cacheBytes();
       return 'ok';
     }
     if (kind === 6) {

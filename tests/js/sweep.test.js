@@ -1,6 +1,7 @@
 // The input sweep of issue 6: thousands of configs from a fixed seed through ONE engine. Every valid
 // one must match the independent plain-JS reference (tests/js/reference.js) within 1e-5 on q,
-// scores, weights and output; every invalid one must throw an Error whose `field` is the field at
+// scores, weights and output (a tiled run on q and output, a decoding run on its weights and
+// output: issue 15); every invalid one must throw an Error whose `field` is the field at
 // fault and whose message names it. The engine must still answer correctly at the end.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -75,6 +76,15 @@ function validConfig(r) {
     if (config.bias !== false) Object.assign(w, { bq: tensor(r, H * D, bound), bk: tensor(r, Hkv * D, bound), bv: tensor(r, Hkv * D, bound), bo: tensor(r, C, bound) });
     config.weights = w;
   }
+  // The same attention computed tiled (FlashAttention) or decoded token by token (KV cache, causal
+  // self-attention only): issue 15. Blocks from 1 up to past the sequence, or the defaults.
+  const algorithm = r.next();
+  if (algorithm < 0.2) {
+    config.algorithm = 'tiled';
+    if (r.chance(0.8)) Object.assign(config, { blockQ: r.int(1, 8), blockK: r.int(1, 8) });
+  } else if (algorithm < 0.35 && config.mask === 'causal' && !cross) {
+    config.algorithm = 'incremental';
+  }
   // Without snapshots only the output comes back: possible to check when x (and kv) are explicit.
   if (config.x && (!cross || config.kv) && r.chance(0.3)) config.snapshots = false;
   // A lazy run computes each step when asked (run.step), whole or one {batch, head} at a time.
@@ -84,7 +94,12 @@ function validConfig(r) {
 
 // An invalid config of one kind, and the field its error must name.
 function invalidConfig(r) {
-  const base = () => validConfig(r).config;
+  // A valid config of the naive algorithm (the kinds below that make cross-attention would make an
+  // incremental one fail for its algorithm first); the algorithms' own errors are a kind of their own.
+  const base = () => {
+    const { algorithm, blockQ, blockK, ...config } = validConfig(r).config;
+    return config;
+  };
   const kinds = [
     () => {  // a size that is zero, negative, fractional, NaN, ±Infinity, huge, a string, a boolean, ...
       const key = r.pick(['B', 'T', 'C', 'H', 'Tk', 'Hkv']);
@@ -185,6 +200,17 @@ function invalidConfig(r) {
       const bad = { mask: ['future', 'Causal', 1, null, true], bias: ['yes', 1, null], seed: [-1, 2 ** 32, 1.5, 'seed', NaN], snapshots: ['no', 0, null] }[key];
       return [{ ...base(), [key]: r.pick(bad) }, key];
     },
+    () => {  // tiled and incremental (issue 15): an unknown algorithm, a bad block size, blocks without
+      // tiling, decoding without a causal mask or across two sequences
+      const kind = r.int(0, 4);
+      const { kv, Tk, keyLengths, ...config } = base();
+      if (kind === 0) return [{ ...config, algorithm: r.pick(['flash', 'Tiled', 'FlashAttention', 1, null, true, ['tiled']]) }, 'algorithm'];
+      const block = r.pick(['blockQ', 'blockK']);
+      if (kind === 1) return [{ ...config, algorithm: 'tiled', [block]: r.pick([0, -2, 1.5, '4', 2e6, NaN, Infinity, [2]]) }, block];
+      if (kind === 2) return [{ ...config, algorithm: r.pick([undefined, 'naive', 'incremental']), mask: 'causal', [block]: r.int(1, 9) }, block];
+      if (kind === 3) return [{ ...config, algorithm: 'incremental', mask: r.pick([undefined, 'none']) }, 'algorithm'];
+      return [{ ...config, algorithm: 'incremental', mask: 'causal', Tk: config.T + r.int(1, 3) }, 'algorithm'];
+    },
     () => [r.pick([null, 42, 'B=2', [2, 4, 8, 2], true]), 'config'],  // not an object at all
     () => {  // a value nested 100,000 deep, or containing itself (JSON could carry neither)
       const field = r.pick(['B', 'H', 'Tk', 'mask', 'keyLengths', 'x', 'weights.Wk', 'weights', 'memoryCap', 'extra']);
@@ -214,8 +240,28 @@ function checkValid(engine, { config, cross, Tk }, where) {
     causal: config.mask === 'causal', keyLengths: config.keyLengths ?? null, x, kv, weights: config.weights ?? run.weights,
   });
   const actual = { output: run.output };
-  if (snapshots) for (const id of ['q', 'scores', 'weights']) actual[id] = run.step(id).data;
-  if (config.snapshots === 'lazy') {
+  const algorithm = config.algorithm ?? 'naive';
+  // A tiled run has q but no scores or weights; a decoding run's weights are decode_weights, row t
+  // made at step t (0 past the cache, as the reference's masked weights).
+  const compared = { naive: { q: 'q', scores: 'scores', weights: 'weights' }, tiled: { q: 'q' }, incremental: { weights: 'decode_weights' } }[algorithm];
+  if (snapshots) for (const [name, id] of Object.entries(compared)) actual[name] = run.step(id).data;
+  if (config.snapshots === 'lazy' && algorithm === 'incremental') {
+    // One decoding step computed on its own: row t of the reference's weights, its first t+1.
+    const { B, H, T } = config;
+    const t = (B * 7 + H) % T;
+    actual.weights_t = run.step('decode_weights', { t }).data;
+    expected.weights_t = Array.from({ length: B * H }, (_, bh) => Array.from(expected.weights.slice((bh * T + t) * T, (bh * T + t) * T + t + 1))).flat();
+  } else if (config.snapshots === 'lazy' && algorithm === 'tiled') {
+    // One head's tiles computed on its own: its scores are the reference's scaled, masked scores.
+    const { B, H, T, C } = config;
+    const batch = (B * 7 + H) % B;
+    const head = (T * 5 + B) % H;
+    const scale = 1 / Math.sqrt(C / H);
+    const masked = run.step('tile_scores', { batch, head }).data;
+    const start = (batch * H + head) * T * Tk;
+    actual.scores_head = masked.map((v) => (v === -Infinity ? 0 : v));
+    expected.scores_head = Array.from(expected.scores.slice(start, start + T * Tk), (v, i) => (masked[i] === -Infinity ? 0 : v * scale));
+  } else if (config.snapshots === 'lazy') {
     // One head of the weights, computed on its own, must be that head's block of the reference.
     const { B, H, T } = config;
     const batch = (B * 7 + H) % B;
@@ -298,7 +344,7 @@ test(`input sweep: ${VALID + INVALID} configs from seed ${SEED}, one engine`, { 
   assert.deepEqual(engine.run(probe).output, first);
   checkValid(engine, { config: { ...probe, x: new Float32Array(2 * 5 * 12).fill(0.25) }, cross: true, Tk: 3 }, 'after the sweep');
   // Every kind of field was exercised.
-  for (const field of ['B', 'T', 'Tk', 'C', 'H', 'Hkv', 'keyLengths', 'keyLengths[i]', 'x', 'x[i]', 'kv', 'weights', 'weights.Wq', 'weights.Wk', 'weights.bo', 'memoryCap', 'a size to lower', 'mask', 'bias', 'seed', 'snapshots', 'config', 'extra']) {
+  for (const field of ['B', 'T', 'Tk', 'C', 'H', 'Hkv', 'keyLengths', 'keyLengths[i]', 'x', 'x[i]', 'kv', 'weights', 'weights.Wq', 'weights.Wk', 'weights.bo', 'memoryCap', 'a size to lower', 'mask', 'bias', 'seed', 'snapshots', 'config', 'extra', 'algorithm', 'blockQ', 'blockK']) {
     assert.ok(fields.get(field) > 0, `no invalid config named ${field}`);
   }
 });

@@ -42,4 +42,8 @@ struct Projections {
 void attend(const Dims& dims, const KeyMask& mask, Projections in, float* concat, Recorder& recorder,
             std::vector<Warning>& warnings);
 
+/// @brief One warning per run of consecutive fully masked queries of a batch row, from
+///        `fully_masked` [B, T] (shared by every algorithm, so that they warn alike).
+void warn_fully_masked(const std::vector<bool>& fully_masked, const Dims& dims, std::vector<Warning>& warnings);
+
 }  // namespace mha

@@ -23,7 +23,7 @@ enum class Pass { forward, backward, tiled, incremental };
 /// "forward", "backward", "tiled", "incremental"
 const char* pass_name(Pass pass);
 
-/// When a step appears in a run.
+/// When a step appears in a run (of the algorithms that record it: see `appears`).
 enum class When {
     always,
     cross,    ///< cross-attention only (K and V from a source sequence of their own)
@@ -36,6 +36,9 @@ enum class When {
 /// and the input/view slots {dv_from}, {dk_from}, {d_k_per_head}; see catalogue.cpp):
 ///   axes      axis symbols, comma-separated: B, T, Tq, Tk, C, H, Hkv, D, H·D, Hkv·D.
 ///             Hkv reads "H" in plain MHA (Hkv = H), where K and V have as many heads as Q.
+///             Tiled steps add Nk (key blocks, ⌈Tk/Bk⌉); decoding steps t (one entry per
+///             decoding step: T in a whole run, 1 in the slice {t}) and t+1 (the cache's
+///             length: T in a whole run, t+1 in the slice {t}).
 ///   formula   plain text; {src} is X, or S in cross-attention; {+bq} is " + bq" with a bias;
 ///             {Hkv} as in the axes; {group} is H/Hkv.
 ///   latex     the same formula in LaTeX, with the same slots ({Hkv} is H_{kv} or H).
@@ -67,6 +70,14 @@ bool appears(const StepSpec& step, const Dims& dims);
 /// @brief The step's operation in a run of these dims: a backward step written "{group_op:matmul}"
 ///        sums over each group of query heads under GQA/MQA ("sum"), and is the op named otherwise.
 std::string step_op(const StepSpec& step, const Dims& dims);
+/// @brief Whether a run of these dims records the step: a naive run the forward pass's steps, a
+///        tiled run the same with the tiled steps for scores … context, an incremental run the
+///        input x and the decoding steps; then as the step's `when` says.
+bool appears(const StepSpec& step, const Dims& dims);
+
+/// @brief How a lazy run's request may slice the step: "head" ({batch, head}: the scores-sized
+///        and tiled steps, [1, 1, …]), "t" ({t}: the decoding steps, as they were at step t), or "".
+const char* slice_kind(const StepSpec& step);
 
 /// @brief The id of the step this one is computed from in a run of these dims ("" for an input).
 std::string step_input(const StepSpec& step, const Dims& dims);

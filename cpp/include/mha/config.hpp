@@ -21,6 +21,20 @@ enum class MaskKind { none, causal };
 /// metadata with values computed when asked for (a lazy run, for sizes whose full trace is big).
 enum class Snapshots { all, none, lazy };
 
+/// How attention is computed (issue 15). naive: the walkthrough's steps 12–16, one head's whole
+/// [Tq, Tk] score matrix at a time. tiled: FlashAttention's algorithm, blockQ × blockK tiles with
+/// an online softmax, never holding a score matrix. incremental: decoding one token at a time
+/// with a KV cache (causal self-attention only). All three give the same output.
+enum class Algorithm { naive, tiled, incremental };
+
+/// "naive", "tiled", "incremental"
+const char* algorithm_name(Algorithm algorithm);
+
+/// The tiled pass's default block sizes: small, so that the page's few tokens make several tiles
+/// (4 tokens: a 2×2 grid). For speed at large sizes pass larger blocks (64 and 128, see README).
+constexpr std::int64_t default_block_q = 2;
+constexpr std::int64_t default_block_k = 2;
+
 /// Parameters in the walkthrough's math convention, `Q = X·Wq + bq`; all row-major.
 /// An empty vector means "not given".
 struct Weights {
@@ -66,6 +80,10 @@ struct Config {
     std::optional<std::vector<float>> d_output;
     std::uint64_t memory_cap = default_memory_cap;  ///< bytes a run may allocate, all told
     Snapshots snapshots = Snapshots::all;
+    // --- Tiled and incremental attention (issue 15) ---
+    Algorithm algorithm = Algorithm::naive;
+    std::optional<std::int64_t> block_q;  ///< tiled: query rows per tile; default default_block_q
+    std::optional<std::int64_t> block_k;  ///< tiled: keys per tile; default default_block_k
 };
 
 /// The sizes of a validated config, every default filled in.
@@ -75,6 +93,11 @@ struct Dims {
     bool bias = true;       ///< the projections have biases (and so their gradients)
     bool backward = false;  ///< dOutput given: the run also computes every gradient
     std::size_t group() const { return H / Hkv; }  ///< query heads per K/V head
+    // --- Tiled and incremental attention (issue 15) ---
+    Algorithm algorithm = Algorithm::naive;
+    std::size_t Bq = 0, Bk = 0;  ///< tiled: the tile's rows and columns (blockQ, blockK, at most Tq, Tk)
+    std::size_t Nq() const { return Bq ? (T + Bq - 1) / Bq : 0; }   ///< tiled: query blocks
+    std::size_t Nk() const { return Bk ? (Tk + Bk - 1) / Bk : 0; }  ///< tiled: key blocks
 };
 
 /// What a run allocates, in bytes, by kind (counted in double: a config far over any cap must
@@ -82,9 +105,11 @@ struct Dims {
 struct MemoryNeed {
     double inputs = 0;     ///< x and the source sequence
     double weights = 0;    ///< Wq, Wk, Wv, Wo and the biases
-    double working = 0;    ///< the tensors the pass computes (q, k, v, one head's scores, ...)
+    double working = 0;    ///< the other tensors the pass computes (q, k, v, the concat, ...)
+    double scores = 0;     ///< the scores it holds at once: one head's [Tq, Tk] (naive), one
+                           ///< [Bq, Bk] tile (tiled), one row of the cache's length (incremental)
     double snapshots = 0;  ///< the values it records
-    double total() const { return inputs + weights + working + snapshots; }
+    double total() const { return inputs + weights + working + scores + snapshots; }
 };
 
 /// @brief Checks `config` (sizes, divisibility, padding lengths, memory, then the explicit
@@ -103,6 +128,12 @@ void check_tensor_length(std::string_view name, std::uint64_t count, const Dims&
 
 /// @brief What a run of `config` with these options allocates.
 MemoryNeed memory_need(const Dims& dims, const Config& config, const RunOptions& options = {});
+
+/// @brief What a run of `config` would allocate with each algorithm, checking the config's sizes
+///        but not its memory (the page's memory panel draws configs far above any cap):
+///        `algorithm` replaces the config's own, and snapshots are off.
+/// @throws MhaError for sizes that are invalid whatever the memory
+MemoryNeed memory_need_of(const Config& config, Algorithm algorithm);
 
 /// @brief Bytes of all snapshots of a full trace of these sizes.
 std::uint64_t snapshot_bytes(const Dims& dims);

@@ -37,7 +37,8 @@ enum class ValueKind { null, missing, boolean, number, string, array, object, ot
 namespace config_reader {
 
 inline const char* const known_keys[] = {"B", "T", "Tk", "C", "H", "Hkv", "bias", "seed", "mask", "keyLengths",
-                                         "x", "kv", "weights", "memoryCap", "snapshots", "dOutput"};
+                                         "x", "kv", "weights", "memoryCap", "snapshots", "dOutput",
+                                         "algorithm", "blockQ", "blockK"};
 
 inline std::string known_key_list() {
     std::string list;
@@ -123,7 +124,8 @@ inline std::string closest_key(const std::string& key) {
         for (auto& ch : a) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         for (auto& ch : b) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         if (a == b || (a == "key_lengths" && b == "keylengths") || (a == "memory_cap" && b == "memorycap") ||
-            ((a == "d_output" || a == "doutput" || a == "grad_output") && b == "doutput"))
+            ((a == "d_output" || a == "doutput" || a == "grad_output") && b == "doutput") ||
+            (a == "block_q" && b == "blockq") || (a == "block_k" && b == "blockk"))
             return known;
     }
     return "";
@@ -152,7 +154,8 @@ bool given(const V& object, const char* key) {
 }  // namespace config_reader
 
 /// @brief The Config a JSON-like object describes: the keys B, T, Tk, C, H, Hkv, bias, seed,
-///        mask, keyLengths, x, kv, weights {Wq, Wk, Wv, Wo, bq, bk, bv, bo}, memoryCap, snapshots.
+///        mask, keyLengths, x, kv, weights {Wq, Wk, Wv, Wo, bq, bk, bv, bo}, memoryCap, snapshots,
+///        algorithm, blockQ, blockK.
 /// @throws MhaError naming the field at fault
 template <class V>
 Config read_config(const V& root) {
@@ -220,6 +223,18 @@ Config read_config(const V& root) {
         if (cap < 1) throw MhaError("memoryCap", "bad_value.memory_cap", {});
         c.memory_cap = static_cast<std::uint64_t>(cap);
     }
+    // --- Tiled and incremental attention (issue 15) ---
+    if (root.has("algorithm")) {
+        const V algorithm = root.get("algorithm");
+        const std::string word = algorithm.kind() == ValueKind::string ? algorithm.string() : std::string();
+        if (word == "naive") c.algorithm = Algorithm::naive;
+        else if (word == "tiled") c.algorithm = Algorithm::tiled;
+        else if (word == "incremental") c.algorithm = Algorithm::incremental;
+        else throw MhaError("algorithm", "bad_value.algorithm", described(algorithm));
+    }
+    if (given(root, "blockQ")) c.block_q = whole_number("blockQ", root.get("blockQ"), "term.wanted.whole_min_1");
+    if (given(root, "blockK")) c.block_k = whole_number("blockK", root.get("blockK"), "term.wanted.whole_min_1");
+
     if (given(root, "x")) c.x = float_array("x", root.get("x"));
     if (given(root, "kv")) c.kv = float_array("kv", root.get("kv"));
     if (given(root, "weights")) c.weights = parse_weights(root.get("weights"));

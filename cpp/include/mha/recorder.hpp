@@ -22,7 +22,8 @@ public:
     /// @param masks_a_key whether the run's mask hides any key (what the mask step changes)
     Recorder(Trace& trace, const Config& config, const RunOptions& options, bool masks_a_key);
 
-    /// Whether step `id` is recorded at all (its metadata, at least).
+    /// Whether step `id` is recorded at all (its metadata, at least): a step of this run's
+    /// algorithm that the caller asked for.
     bool records(std::string_view id) const;
     /// Whether step `id` is recorded with its values: the pass computes what only a snapshot needs
     /// (the copies of GQA's shared heads, the context as its own tensor) only then.
@@ -31,6 +32,8 @@ public:
     bool done() const { return done_; }
     /// The {batch, head} asked for, when one head of a scores-sized step is asked for.
     const StepRequest* head_request() const;
+    /// The request, when a decoding step is asked for as it was at step t.
+    const StepRequest* t_request() const;
 
     /// Records `produced`, a container or a strided view, as step `id`; its strides are those
     /// xtensor reports for it.

@@ -9,12 +9,14 @@
 
 namespace mha {
 
-/// The values of one step; for a scores-sized step (scores, scaled, masked, weights) optionally
-/// of one batch row and head only, [1, 1, Tq, Tk].
+/// The values of one step; for a scores-sized step (scores, scaled, masked, weights) or a tiled
+/// step optionally of one batch row and head only, [1, 1, …]; for a decoding step optionally as
+/// it was at decoding step t.
 struct StepRequest {
     std::string id;
     std::optional<std::int64_t> batch;
     std::optional<std::int64_t> head;
+    std::optional<std::int64_t> t = std::nullopt;  ///< incremental decoding: the step's tensor after token t
 };
 
 struct RunOptions {

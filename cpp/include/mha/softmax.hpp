@@ -16,4 +16,12 @@ float exp_nonpositive(float x);
 ///        (every key masked) gets zeros instead of the NaN of 0/0, and the function returns false.
 bool softmax_row(const float* in, float* out, std::size_t n);
 
+/// @brief The largest of the n values of a row (−∞ when n is 0 or every value is −∞).
+float row_max(const float* in, std::size_t n);
+
+/// @brief out[j] = e^(in[j] − shift) for the n values of a row, and their sum: softmax_row's
+///        numerator, and what the tiled pass's online softmax adds to its running sum ℓ. `shift`
+///        is finite and at least every in[j]; an in[j] of −∞ gives 0. `in` and `out` may be the same.
+float exp_shifted_row(const float* in, float* out, std::size_t n, float shift);
+
 }  // namespace mha

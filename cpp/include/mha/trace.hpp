@@ -40,6 +40,16 @@ struct Gradients {
     Weights weights;        ///< dWq … dbo, in the layout of the config's weights
 };
 
+/// What a tiled run went through (issue 15): its tiles, and how many a mask skipped whole.
+struct TileCounts {
+    std::uint64_t total = 0;     ///< B·H·Nq·Nk
+    std::uint64_t computed = 0;  ///< tiles the pass computed
+    std::uint64_t skipped = 0;   ///< tiles whose every score is masked (above a causal diagonal, past a
+                                 ///< padding length): never computed
+    std::vector<std::uint64_t> skipped_per_head;  ///< [B]: of one head of batch row b (the mask is the
+                                                  ///< same for every head of a row)
+};
+
 /// Everything one run produced.
 struct Trace {
     Dims dims;
@@ -55,6 +65,7 @@ struct Trace {
     std::uint64_t kv_cache_bytes_per_token = 0;
     double flops = 0;                       ///< of every step of the pass, recorded or not
     std::uint64_t snapshot_bytes = 0;       ///< bytes of the steps of a full trace
+    TileCounts tiles;                       ///< a tiled run's tiles (all zero otherwise)
 
     /// @brief The step with this id; throws MhaError(unknown_step) listing the ids it has.
     const Snapshot& step(std::string_view id) const;

@@ -42,9 +42,22 @@ export interface Config {
   snapshots?: boolean | 'lazy';
   /**
    * [B, Tq, C]: the gradient of a loss L = Σ output ⊙ dOutput. Given, the run also goes backwards:
-   * `run.steps` continues with the d_ steps and `run.gradients` holds every gradient.
+   * `run.steps` continues with the d_ steps and `run.gradients` holds every gradient (naive
+   * algorithm only).
    */
   dOutput?: Float32Array | number[];
+  /**
+   * How attention is computed (issue 15); every algorithm gives the same output. 'naive'
+   * (default): steps 12–16, one head's [Tq, Tk] score matrix at a time. 'tiled': FlashAttention's
+   * algorithm, blockQ × blockK tiles with an online softmax, never holding a score matrix; its steps
+   * tile_scores … tile_context replace scores … context. 'incremental': token by token with a KV
+   * cache (causal self-attention only); x and the decoding steps decode_q … decode_output.
+   */
+  algorithm?: 'naive' | 'tiled' | 'incremental';
+  /** Tiled only: query rows per tile (≥ 1; default 2, for the page; 64 runs fast). */
+  blockQ?: number;
+  /** Tiled only: keys per tile (≥ 1; default 2, for the page; 128 runs fast). */
+  blockK?: number;
 }
 
 /** The gradients of a run given dOutput. */
@@ -73,11 +86,22 @@ export type StepId =
   | 'd_output' | 'd_concat' | 'd_context_t' | 'd_context' | 'd_weights' | 'd_masked' | 'd_scaled' | 'd_scores'
   | 'd_k_t' | 'd_v_shared' | 'd_k_shared' | 'd_v_heads' | 'd_k_heads' | 'd_q_heads' | 'd_v_split' | 'd_k_split'
   | 'd_q_split' | 'd_v' | 'd_k' | 'd_q' | 'd_source' | 'd_x' | 'd_wq' | 'd_wk' | 'd_wv' | 'd_wo' | 'd_bq' | 'd_bk'
-  | 'd_bv' | 'd_bo';
+  | 'd_bv' | 'd_bo'
+  // tiled (algorithm: 'tiled')
+  | 'tile_scores' | 'tile_max' | 'tile_correction' | 'tile_probs' | 'tile_sum' | 'tile_output' | 'tile_context'
+  // incremental (algorithm: 'incremental')
+  | 'decode_q' | 'decode_k' | 'decode_v' | 'cache_k' | 'cache_v' | 'decode_scores' | 'decode_weights' | 'decode_context'
+  | 'decode_output';
 
-export type StepOp = 'input' | 'projection' | 'reshape' | 'transpose' | 'repeat' | 'matmul' | 'scale' | 'mask' | 'softmax' | 'merge' | 'sum';
+export type StepOp = 'input' | 'projection' | 'reshape' | 'transpose' | 'repeat' | 'matmul' | 'scale' | 'mask' | 'softmax' | 'merge' | 'sum'
+  // tiled and incremental
+  | 'max' | 'rescale' | 'exp' | 'divide' | 'append';
 
-export type AxisName = 'B' | 'T' | 'Tq' | 'Tk' | 'C' | 'H' | 'Hkv' | 'D' | 'H·D' | 'Hkv·D';
+/**
+ * Nk: key blocks of a tiled run (⌈Tk/blockK⌉). t: one entry per decoding step (T in a whole run,
+ * 1 in a {t} slice); t+1: the KV cache's length (T in a whole run, t+1 in a {t} slice).
+ */
+export type AxisName = 'B' | 'T' | 'Tq' | 'Tk' | 'C' | 'H' | 'Hkv' | 'D' | 'H·D' | 'Hkv·D' | 'Nk' | 't' | 't+1';
 
 /** Which way through attention a step belongs to (the forward pass only, so far). */
 export type Pass = 'forward' | 'backward' | 'tiled' | 'incremental';
@@ -91,7 +115,8 @@ export type Pass = 'forward' | 'backward' | 'tiled' | 'incremental';
 export interface CatalogueEntry {
   id: StepId;
   pass: Pass;
-  op: StepOp;
+  /** The op, or a slot: "{group_op:matmul}" is a sum over each group under GQA/MQA, else matmul. */
+  op: StepOp | `{group_op:${StepOp}}`;
   /** The step this one is computed from ("" for an input); may be a slot such as "{src}". */
   input: string;
   /** Axis symbols, comma-separated, e.g. "B,Tk,Hkv·D". */
@@ -102,8 +127,10 @@ export interface CatalogueEntry {
   latex: string;
   /** The step whose buffer this one views without copying, or "". */
   viewOf: string;
-  /** When a step appears: always, in cross-attention only, or under GQA/MQA only. */
-  when: 'always' | 'cross' | 'grouped';
+  /** When a step appears: always, in cross-attention only, under GQA/MQA only, or with a bias only. */
+  when: 'always' | 'cross' | 'grouped' | 'bias';
+  /** How run.step() may slice it: {batch, head}, {t}, or only whole. */
+  slice: 'head' | 't' | '';
 }
 
 /**
@@ -131,8 +158,8 @@ export interface Step {
    * `run.step(id)` for them.
    */
   data: Float32Array | null;
-  /** Set on a step returned by `run.step(id, {batch, head})`: the slice its values are. */
-  slice?: StepSlice;
+  /** Set on a step returned by `run.step(id, {batch, head})` or `run.step(id, {t})`: the slice its values are. */
+  slice?: StepSlice | DecodingSlice;
   /** Element strides of the produced tensor as xtensor reports them (0 for axes of length 1). */
   strides: readonly number[];
   /** False for a view with permuted strides (a transpose). */
@@ -149,10 +176,72 @@ export interface Step {
   bytes: number;
 }
 
-/** One batch row's head of a [B, H, Tq, Tk] step. */
+/** One batch row's head of a [B, H, …] step (scores-sized and tiled steps). */
 export interface StepSlice {
   batch: number;
   head: number;
+}
+
+/** A decoding step of an incremental run as it was at step t (0 ≤ t < T). */
+export interface DecodingSlice {
+  t: number;
+}
+
+/** A tiled run's tiles (summary.tiles; null in other runs). */
+export interface TileCounts {
+  /** The tile's rows and columns: blockQ and blockK, at most Tq and Tk. */
+  blockQ: number;
+  blockK: number;
+  /** Nq = ⌈Tq/blockQ⌉ and Nk = ⌈Tk/blockK⌉: the grid of one head. */
+  queryBlocks: number;
+  keyBlocks: number;
+  /** B·H·Nq·Nk = computed + skipped. */
+  total: number;
+  computed: number;
+  /** Tiles whose every score is masked (above a causal diagonal, past a padding length): never computed. */
+  skipped: number;
+  /** [B]: skipped tiles of one head of each batch row (the same for every head). */
+  skippedPerHead: readonly number[];
+}
+
+/** One tile of a tiled run's grid: rows [r0, r1) and keys [c0, c1) of the [Tq, Tk] matrix. */
+export interface Tile {
+  i: number;
+  j: number;
+  rows: [number, number];
+  cols: [number, number];
+  skipped: boolean;
+}
+
+/** A tile's values as the pass left them (run.tile). */
+export interface TileValues extends Tile {
+  /** S_ij [rows × cols], row-major; −∞ where masked. */
+  scores: Float32Array;
+  /** P_ij = exp(S_ij − m) [rows × cols]. */
+  probs: Float32Array;
+  /** Per row of the block: the running max m after this tile, and before it (−∞ before the first). */
+  max: Float32Array;
+  maxBefore: Float32Array;
+  /** Per row: the running sum ℓ after and before this tile. */
+  sum: Float32Array;
+  sumBefore: Float32Array;
+  /** Per row: exp(m_before − m), which rescaled ℓ and O (1 on a skipped tile). */
+  correction: Float32Array;
+  /** The unnormalised output O after this tile [rows × D]. */
+  output: Float32Array;
+}
+
+/** An incremental run's KV cache at decoding step t, measured from its snapshots (run.cacheBytes). */
+export interface CacheBytes {
+  t: number;
+  /** t + 1 */
+  tokens: number;
+  /** [B, Hkv, t+1, D], of K and of V. */
+  shape: readonly number[];
+  /** Byte length of cache_k and cache_v at step t. */
+  bytes: number;
+  /** B·(t+1)·kvCacheBytesPerToken: the formula 2·Hkv·D·4 bytes per token and layer, times the tokens. */
+  formulaBytes: number;
 }
 
 export interface Summary {
@@ -167,6 +256,9 @@ export interface Summary {
   kvCacheBytesPerToken: number;
   flops: number;
   snapshotBytes: number;
+  algorithm: 'naive' | 'tiled' | 'incremental';
+  /** A tiled run's tiles; null otherwise. */
+  tiles: TileCounts | null;
 }
 
 export class Run {
@@ -191,7 +283,13 @@ export class Run {
    *   out of range; "memory_cap" for a whole scores-sized step above memoryCap; "released"
    *   after release())
    */
-  step(id: StepId | string, slice?: StepSlice): Step;
+  step(id: StepId | string, slice?: StepSlice | DecodingSlice): Step;
+  /** A tiled run's tiles of batch row `batch` (default 0) in the order the pass goes through them. */
+  tiles(options?: { batch?: number }): Tile[];
+  /** Tile (i, j) of one (batch, head) of a tiled run (defaults 0, 0). */
+  tile(i: number, j: number, slice?: Partial<StepSlice>): TileValues;
+  /** An incremental run's cache bytes at every decoding step, measured from its snapshots. */
+  cacheBytes(): CacheBytes[];
   /**
    * Lets go of this run's arrays at once (a slider's previous run, say): every array the run made
    * (step data, output, seeded weights; never the caller's own tensors) is emptied (its buffer
@@ -318,6 +416,18 @@ export interface Engine {
   matmul(a: Float32Array | number[], b: Float32Array | number[], sizes: { M: number; K: number; N: number }): Float32Array;
   /** A tiny transformer trained on a task (an engine made with createEngine({ trainer: true })). */
   trainer(options?: TrainerOptions): Trainer;
+  /**
+   * What a run of `config` without snapshots allocates with each algorithm (sizes checked, not the
+   * memory cap). incremental is null unless the config is causal self-attention.
+   */
+  memory(config: Config): MemoryModel;
+  /** memory() over T = 1, 2, 4, … 2^17 (with the config's T), or over `points`. */
+  memoryCurve(config: Config, options?: { points?: number[] }): (MemoryModel & { T: number; current: boolean })[];
+  /** The KV cache of a model shape under every choice of K/V heads (defaults: Hkv = H, 1 layer, 1 token). */
+  kvCache(shape: { C: number; H: number; Hkv?: number; layers?: number; tokens?: number }): KvCacheTable;
+  /** 7B-class model shapes (Mistral 7B: GQA; Llama 2 7B: MHA) at 4,096 tokens, each with its table. */
+  readonly namedShapes: { id: string; name: string; table: KvCacheTable }[];
+
   /** Bytes of wasm linear memory (grows to the largest run, never shrinks). */
   readonly memoryBytes: number;
   /** Embind value handles alive in the module: the same after every run unless something leaks. */
@@ -410,6 +520,46 @@ export class Trainer {
   run(tokens: Int32Array | number[], options?: { layer?: number }): Run;
   /** The whole trainer as bytes; engine.trainer({ checkpoint }) continues from it exactly. */
   save(): Uint8Array;
+}
+
+/** Bytes a run allocates, by kind (engine.memory). */
+export interface MemoryParts {
+  inputs: number;
+  weights: number;
+  working: number;
+  /** The scores held at once: one head's [Tq, Tk] (naive), one [blockQ, blockK] tile (tiled), one row (incremental). */
+  scores: number;
+  snapshots: number;
+  total: number;
+}
+
+export interface MemoryModel {
+  naive: MemoryParts;
+  tiled: MemoryParts;
+  incremental: MemoryParts | null;
+  /** The whole score matrix [B, H, Tq, Tk] in float32, which no algorithm here holds. */
+  scoreMatrixBytes: number;
+}
+
+export interface KvCacheRow {
+  layout: 'MHA' | 'GQA' | 'MQA';
+  Hkv: number;
+  /** 2·Hkv·D·4 */
+  bytesPerTokenPerLayer: number;
+  /** × layers */
+  bytesPerToken: number;
+  /** × tokens */
+  bytes: number;
+  /** The shape's own Hkv. */
+  current: boolean;
+}
+
+export interface KvCacheTable {
+  C: number; H: number; Hkv: number; D: number; layers: number; tokens: number;
+  /** 4: float32 */
+  bytesPerValue: number;
+  /** Every divisor Hkv of H, from H (MHA) down to 1 (MQA). */
+  rows: KvCacheRow[];
 }
 
 export interface EngineOptions {

@@ -14,6 +14,8 @@ import { fileReader } from './file-reader.js';
 import { Run, sliceOf } from './run.js';
 import { createTrainer, Trainer } from './trainer.js';
 import { isPlainObject } from './values.js';
+import { curveSizes } from './memory.js';
+import { kvCacheTable, NAMED_SHAPES } from './kv-cache.js';
 
 export { MhaError, MhaLoadError, MhaWarning, Run, Trainer };
 
@@ -64,17 +66,22 @@ class Engine {
   #messages;
   #catalogue;
   #withTrainer;
+  #sliceKinds;
 
   constructor(module, { trainer = false } = {}) {
     this.#module = module;
     this.#messages = module.messageTable();
     this.#catalogue = module.catalogue();
     this.#withTrainer = trainer;
+    this.#sliceKinds = new Map(this.#catalogue.map((step) => [step.id, step.slice]));
   }
 
   /**
    * Every step the engine knows, in walkthrough order: { id, pass, op, input, axes, title,
-   * formula, latex, viewOf, when } (cpp/src/catalogue.cpp). A run holds the ones that apply to it.
+   * formula, latex, viewOf, when, slice } (cpp/src/catalogue.cpp). A run holds the ones that
+   * apply to it: pass 'forward' in a naive run, 'tiled' steps in place of scores … context in a
+   * tiled run, x and the 'incremental' steps in an incremental one. `slice`: how run.step() may
+   * slice the step ('head': {batch, head}; 't': {t}; '': whole only).
    */
   get catalogue() {
     return structuredClone(this.#catalogue);
@@ -118,13 +125,14 @@ class Engine {
       trace.gradients = result.gradients;
       owned.push(...Object.values(result.gradients));
     }
-    if (rest.snapshots !== 'lazy') return new Run(trace, { messages, owned });
+    const sliceKinds = this.#sliceKinds;
+    if (rest.snapshots !== 'lazy') return new Run(trace, { messages, owned, sliceKinds });
     ({ rest, tensors } = ownCopy(rest, tensors));
     const fetch = (step, slice) => {
       const data = this.#call('run', rest, tensors, { id: step.id, ...slice }).steps[0].data;
       return slice ? sliceOf(step, data, slice) : { ...step, data };
     };
-    return new Run(trace, { fetch, messages, owned });
+    return new Run(trace, { fetch, messages, owned, sliceKinds });
   }
 
   /**
@@ -193,6 +201,58 @@ class Engine {
   trainer(options = {}) {
     if (!this.#withTrainer) throw MhaError.from({ field: 'trainer', key: 'trainer.not_loaded', params: {} }, this.#messages);
     return createTrainer(this.#module, this.#messages, options);
+  }
+
+  // --- Tiled and incremental attention (issue 15) -----------------------------------------------
+
+  /**
+   * What a run of `config` without snapshots allocates with each algorithm, in bytes, the sizes
+   * checked but not the memory cap: { naive, tiled, incremental (null unless causal
+   * self-attention), scoreMatrixBytes }, each algorithm as { inputs, weights, working, scores,
+   * snapshots, total } where `scores` is what it holds of the scores at once (one head's
+   * [Tq, Tk], one [blockQ, blockK] tile, one row as long as the cache). scoreMatrixBytes is the
+   * whole [B, H, Tq, Tk] in float32, which none of them holds. Throws MhaError for invalid sizes.
+   */
+  memory(config) {
+    const { rest, tensors } = splitConfig(config);
+    if (tensors.kv != null && typeof rest === 'object' && rest !== null) rest.kv = [];  // cross-attention, as the config is
+    return this.#call('memoryModel', rest);
+  }
+
+  /**
+   * memory() as a curve over T: `points` sequence lengths (default T = 1, 2, 4, … up to 2^17, with
+   * the config's own T among them), Tk following T in self-attention. [{ T, naive, tiled,
+   * incremental, scoreMatrixBytes, current }]
+   */
+  memoryCurve(config, { points } = {}) {
+    return curveSizes(config, points).map(({ T, Tk, current }) => ({ T, ...this.memory({ ...config, T, ...(Tk ? { Tk } : {}) }), current }));
+  }
+
+  /**
+   * The KV cache of a model shape under every choice of K/V heads: { C, H, Hkv, D, layers,
+   * tokens, bytesPerValue, rows: [{ layout: 'MHA' | 'GQA' | 'MQA', Hkv, bytesPerTokenPerLayer
+   * (2·Hkv·D·4), bytesPerToken (× layers), bytes (× tokens), current }] }. Defaults: one layer,
+   * Hkv = H.
+   */
+  kvCache({ C, H, Hkv = H, layers = 1, tokens = 1 } = {}) {
+    const sizes = { C, H, Hkv, layers, tokens };
+    for (const [field, value] of Object.entries(sizes)) {
+      if (!Number.isInteger(value) || value < 1) {
+        throw MhaError.from({ field, key: 'bad_type.value', params: { field, wanted: 'term.wanted.whole_min_1', got: 'term.got.value', got_text: String(value) } }, this.#messages);
+      }
+    }
+    // The engine checks C, H and Hkv as it would for a run (divisibility, sizes); memory is no concern here.
+    this.#call('memoryModel', { B: 1, T: 1, C, H, Hkv });
+    return kvCacheTable(sizes);
+  }
+
+  /**
+   * Real model shapes for a worked example of the KV cache, each { id, name, table } with
+   * kvCache()'s table: a 7B-class model with GQA (Mistral 7B: C=4096, H=32, Hkv=8, 32 layers)
+   * and with MHA (Llama 2 7B), at 4,096 tokens.
+   */
+  get namedShapes() {
+    return NAMED_SHAPES.map(({ id, name, ...shape }) => ({ id, name, table: kvCacheTable(shape) }));
   }
 
   /** Bytes of wasm linear memory: it grows to the largest run so far and never shrinks. */

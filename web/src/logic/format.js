@@ -4,9 +4,10 @@ import { chainSteps } from '../model/steps.js';
 /** "[2,4,8]" */
 export const shapeText = (shape) => `[${shape.join(',')}]`;
 
-// The steps the chain names as well as shows: attention's own tensors, then the merged heads and
-// the output (tests/js/catalogue.test.js checks they are catalogue ids).
-export const NAMED_IN_CHAIN = ['scores', 'weights', 'context', 'concat', 'output'];
+// The steps the chain names as well as shows: attention's own tensors (a tiled run's in place of
+// scores … context), then the merged heads and the output (tests/js/catalogue.test.js checks they
+// are catalogue ids).
+export const NAMED_IN_CHAIN = ['scores', 'tile_scores', 'weights', 'context', 'tile_context', 'concat', 'output'];
 
 /** "[2,4,8] → [2,4,8] → [2,4,2,4] → [2,2,4,4] → scores [2,2,4,4] → ... → output [2,4,8]" */
 export function shapeChain(steps) {
