@@ -446,6 +446,8 @@ static double backward_flops(const StepSpec& step, const StepContext& c) {
     if (id == "d_bq" || id == "d_bo") return B * T * (id == "d_bq" ? HD : C);
     if (id == "d_bk" || id == "d_bv") return B * Tk * KD;
     return 0;  // the input dOutput, views, the mask (which writes zeros)
+}
+
 // Tiled and decoding steps (issue 15), counted as their naive counterparts are: over every tile
 // (skipped ones too, as the naive products count the masked scores) and, decoding, over every
 // entry of the cache each token attends to.

@@ -194,6 +194,9 @@ MHA_SMALL std::string count_text(double n) {
 
 MHA_SMALL void check_algorithm(const Config& c, const Dims& d) {
     if (c.algorithm == Algorithm::naive) return;
+    // The backward pass is the naive pass's, step for step: a tiled or incremental run has no
+    // scores or weights to go back through.
+    if (c.d_output) throw MhaError("dOutput", "bad_value.backward_algorithm", {{"algorithm", algorithm_name(c.algorithm)}});
     const double B = d.B, H = d.H, T = d.T, Tk = d.Tk, D = d.D;
     if (c.algorithm == Algorithm::incremental) {
         if (d.cross) throw MhaError("algorithm", "bad_value.incremental_cross", {{"T", str(d.T)}, {"Tk", str(d.Tk)}});

@@ -194,6 +194,9 @@ const MessageEntry messages[] = {
     {"term.wanted.options", "an object such as {task: 'reverse'}", "对象，例如 {task: 'reverse'}"},
 
     // --- Tiled and incremental attention -----------------------------------------------------
+    {"bad_value.backward_algorithm",
+     "dOutput is given with algorithm \"{algorithm}\": the backward pass goes back through the naive pass's steps. Remove dOutput, or choose algorithm \"naive\".",
+     "给出了 dOutput，但 algorithm 是 \"{algorithm}\"：反向传播沿着朴素算法的各步往回走。请去掉 dOutput，或选择 algorithm \"naive\"。"},
     {"bad_value.algorithm",
      "algorithm must be \"naive\", \"tiled\" or \"incremental\", not {@got}.",
      "algorithm 必须是 \"naive\"、\"tiled\" 或 \"incremental\"，而不是{@got}。"},

@@ -90,38 +90,49 @@ test('the README\'s tables of steps, one per pass, have the catalogue\'s ids, op
   const rows = [];
   for (let at = readme.indexOf(header); at >= 0; at = readme.indexOf(header, at + 1)) {
     const lines = readme.slice(at).split('\n');
-    const table = lines.slice(2, lines.findIndex((line) => !line.startsWith('|'))).map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
-    rows.push(...table.map((row, i) => ({ row, first: i === 0 })));
+    rows.push(...lines.slice(2, lines.findIndex((line) => !line.startsWith('|'))).map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim())));
   }
-  assert.equal(rows.length, catalogue.length, 'one row per step');
-  let number = 0;
-  for (const [i, { row: [n, id, op, , shape, axes], first }] of rows.entries()) {
-    const step = catalogue[i];
-    if (first) number = 0;  // each pass's table numbers its steps from 1
-    assert.equal(id, `\`${step.id}\``, `row ${i + 1}`);
-    assert.equal(op.split(/, or | under /)[0], opsOf(step)[0], `${step.id} op`);
-    assert.deepEqual(symbols(axes), symbols(step.axes), `${step.id} axes`);
-    assert.deepEqual(symbols(shape.replace(/^\[|\]$/g, '')), symbols(step.axes), `${step.id} shape`);
-    // Steps that appear in every run are numbered; the others ("–") appear only when they apply.
-    assert.equal(n === '–', step.when !== 'always', `${step.id} numbered "${n}", when ${step.when}`);
-    if (n !== '–') assert.equal(Number(n), ++number, `${step.id} number`);
+  const byId = new Map(catalogue.map((step) => [`\`${step.id}\``, step]));
+  assert.deepEqual(rows.map(([, id]) => id).filter((id) => !byId.has(id)), [], 'README rows for no catalogue step');
+  // Each pass's rows, in the README's order, are that pass's catalogue steps in catalogue order.
+  for (const pass of new Set(catalogue.map((step) => step.pass))) {
+    const documented = rows.filter(([, id]) => byId.get(id).pass === pass);
+    assert.deepEqual(documented.map(([, id]) => id), catalogue.filter((step) => step.pass === pass).map((step) => `\`${step.id}\``), `${pass}: one row per step, in order`);
+    let previous = 0;
+    for (const [n, id, op, , shape, axes] of documented) {
+      const step = byId.get(id);
+      assert.equal(op.split(/, or | under /)[0], opsOf(step)[0], `${step.id} op`);
+      assert.deepEqual(symbols(axes), symbols(step.axes), `${step.id} axes`);
+      assert.deepEqual(symbols(shape.replace(/^\[|\]$/g, '')).length, symbols(step.axes).length, `${step.id} shape`);
+      // Steps that appear in every run of the pass are numbered (rising; "12t", "2d" for the tiled
+      // and incremental steps); the others ("–") appear only when they apply.
+      assert.equal(n === '–', step.when !== 'always', `${step.id} numbered "${n}", when ${step.when}`);
+      if (n !== '–') {
+        assert.ok(Number.parseInt(n, 10) > previous, `${step.id} number ${n} after ${previous}`);
+        previous = Number.parseInt(n, 10);
+      }
+    }
   }
 });
 
 test('the shape chain follows catalogue steps from x to the output, and names only catalogue ids', async () => {
   for (const id of NAMED_IN_CHAIN) assert.ok(ids.includes(id), `${id} is not in the catalogue`);
   const engine = await getTestEngine();
-  for (const config of CONFIGS) {
+  const tiled = [CONFIGS[1], CONFIGS[3]].map((config) => ({ ...config, algorithm: 'tiled', blockQ: 2, blockK: 3 }));
+  for (const config of [...CONFIGS, ...tiled]) {
     const run = engine.run(config);
     const chain = chainSteps(run.steps);
     assert.equal(chain[0].id, 'x');
     assert.equal(chain.at(-1).id, 'output');
     for (const step of chain) assert.ok(ids.includes(step.id), step.id);
-    // Between two links of the chain lie only steps that scale or mask what the first computed.
+    // Between two links of the chain lie only steps that scale or mask what the first computed,
+    // or a tiled run's per-tile state (P_ij, the running O) between tile_scores and tile_context.
     for (let i = 1; i < chain.length; i++) {
       const passed = [];
-      for (let step = run.step(chain[i].input); step.id !== chain[i - 1].id; step = run.step(step.input)) passed.push(step.op);
-      assert.ok(passed.every((op) => op === 'scale' || op === 'mask'), `${chain[i - 1].id} → ${chain[i].id} passes over ${passed}`);
+      for (let step = run.step(chain[i].input); step.id !== chain[i - 1].id; step = run.step(step.input)) passed.push(step);
+      const tileState = chain[i - 1].id === 'tile_scores' && chain[i].id === 'tile_context';
+      assert.ok(passed.every((step) => step.op === 'scale' || step.op === 'mask' || (tileState && ['tile_probs', 'tile_output'].includes(step.id))),
+        `${chain[i - 1].id} → ${chain[i].id} passes over ${passed.map((step) => step.id)}`);
     }
   }
 });

@@ -11,6 +11,10 @@ export function inputStep(step, steps) {
 
 // Steps the chain passes over: they keep the shape and the meaning of the step they scale or mask.
 const PASSED_OVER = new Set(['scale', 'mask']);
+// A tiled run's per-tile state between its scores and its context (P_ij and the running O, kept
+// one tile at a time): the chain shows tile_scores → tile_context as the naive one shows scores
+// → weights → context.
+export const TILE_STATE = new Set(['tile_probs', 'tile_output']);
 
 /**
  * The query path from X to the output, as the shape chain shows it: each step's input followed
@@ -20,7 +24,7 @@ export function chainSteps(steps) {
   const byId = new Map(steps.map((step) => [step.id, step]));
   const chain = [];
   for (let step = byId.get('output'); step && chain.length <= steps.length; step = byId.get(step.input)) {
-    if (!PASSED_OVER.has(step.op)) chain.unshift(step);
+    if (!PASSED_OVER.has(step.op) && !TILE_STATE.has(step.id)) chain.unshift(step);
   }
   return chain;
 }
