@@ -15,6 +15,7 @@
 // changes an option, the probe or the view, and mha-error { code, field, message }.
 import { MhaError, MhaLoadError } from '../engine/engine.js';
 import { Run } from '../engine/run.js';
+import { isBackward } from '../logic/backward-text.js';
 import { TrainingHistory } from '../logic/training-curves.js';
 import { PRESETS, checkpointFor, defaultOptions, engineOptions, readOptions, sameModel } from '../logic/training-options.js';
 import { exampleProbe, probeText } from '../logic/training-probe.js';
@@ -25,7 +26,7 @@ import { baseStyles } from './styles.js';
 import { followHostScheme, stopFollowingHostScheme } from './theme.js';
 import { ControlsPanel } from './trainer/controls.js';
 import { CurvesPanel } from './trainer/curves.js';
-import { HeadsPanel } from './trainer/heads.js';
+import { HeadsPanel, optionText } from './trainer/heads.js';
 import { ProbePanel } from './trainer/probe.js';
 import { TrainerSession } from './trainer/session.js';
 import { TRAINER_STYLES } from './trainer/styles.js';
@@ -202,15 +203,20 @@ export class MhaTrainerElement extends ElementBase {
   }
 
   /**
-   * One layer's attention block of the model on screen, as a walkthrough Run over the probe:
-   * forward, then backward with the gradient of this step's loss (the d_ steps).
+   * One layer's attention block of the model on screen, over the probe, as a walkthrough Run: its
+   * input X (after LayerNorm), trained weights and mask; with `backward`, the steps continue after
+   * `output` with the gradient of this step's loss on the probe (the d_ steps). Resolves to
+   * { run, tokens, step, layers }.
    */
-  async blockRun({ layer = 0 } = {}) {
+  async blockRun({ layer = 0, backward = false } = {}) {
     await this.#opened;
     const answer = await this.#session.request({ type: 'block', layer, tokens: this.#probe });
     const { trace } = answer;
-    const owned = [trace.output, ...trace.steps.map((step) => step.data).filter(Boolean), ...Object.values(trace.weights), ...Object.values(trace.gradients ?? {})];
-    const run = new Run({ ...trace, warnings: [] }, { messages: this.#session.messages, owned });
+    const steps = backward ? trace.steps : trace.steps.filter((step) => !isBackward(step));
+    const owned = [trace.output, ...steps.map((step) => step.data).filter(Boolean), ...Object.values(trace.weights)];
+    const gradients = backward ? trace.gradients : null;
+    if (gradients) owned.push(...Object.values(gradients));
+    const run = new Run({ ...trace, steps, gradients, warnings: [] }, { messages: this.#session.messages, owned });
     return { run, tokens: [...this.#probe], step: answer.step, layers: this.#info.options.layers };
   }
 
@@ -479,7 +485,7 @@ export class MhaTrainerElement extends ElementBase {
       heads.draw(view, { tokens: this.#probe ?? [], job: info.task.job, messages: this.#session?.messages });
       probe.predictions(this.#probe ?? [], view.predicted);
       const p = view.dropout;
-      texts.dropout.textContent = p > 0 ? t('tr.dropout.note', { p, scale: (1 / (1 - p)).toFixed(2) }) : t('tr.dropout.off');
+      texts.dropout.textContent = p > 0 ? t('tr.dropout.note', { p: optionText(p), scale: (1 / (1 - p)).toFixed(2) }) : t('tr.dropout.off');
     }
   }
 

@@ -152,6 +152,7 @@ export const EN = {
   'tr.heads.head': 'head {head}',
   'tr.heads.job': '{job} {score}',
   'tr.heads.noJob': 'no clear job yet (best: {job} {score})',
+  'tr.heads.atStart': 'step 0: {score}',
   'tr.heads.label': 'Layer {layer}, head {head}: {job}',
   'tr.heads.scoreNote': 'A head\'s score is its attention mass on the keys its job expects, averaged over 512 fresh sequences (1 = all of it). A flat head scores about 1/T.',
   'tr.heads.redraw': 'Heads, scores and predictions are redrawn every {n} steps, not every step: measuring the scores runs the model on 512 fresh sequences, the work of several training steps, and maps changing faster than that could not be read anyway.',

@@ -151,6 +151,7 @@ export const ZH = {
   'tr.heads.head': '头 {head}',
   'tr.heads.job': '{job} {score}',
   'tr.heads.noJob': '还没有明确的工作（最高：{job} {score}）',
+  'tr.heads.atStart': '第 0 步：{score}',
   'tr.heads.label': '第 {layer} 层，头 {head}：{job}',
   'tr.heads.scoreNote': '头的分数是它落在该工作所期望的键上的注意力总量，在 512 个新序列上取平均（1 表示全部）。一个均匀的头得分约为 1/T。',
   'tr.heads.redraw': '注意力头、分数和预测每 {n} 步重画一次，而不是每一步：测量分数要在 512 个新序列上运行模型，相当于好几步训练的工作量，而且变化再快的热图也看不清。',

@@ -6,6 +6,9 @@ import { Run } from '../../engine/run.js';
 import { formatScore, headLabel } from '../../logic/training-heads.js';
 import { el } from '../dom.js';
 
+/** An option as the engine hands it back (float32: 0.30000001192092896) as the learner chose it: 0.3. */
+export const optionText = (value) => String(Number(Number(value).toPrecision(6)));
+
 // One Run for a heatmap: the [B, H, Tq, Tk] steps of a layer's block (scores … weights).
 const runOf = ({ summary, steps }, messages) => new Run({ steps, summary, warnings: [], output: null, weights: null }, { messages });
 
@@ -37,12 +40,13 @@ export class HeadsPanel {
     const kinds = ['now', ...(view.initial ? ['start'] : []), ...(view.dropped ? ['dropout'] : [])];
     const key = JSON.stringify([view.layers.length, H, tokens.length, kinds]);
     if (key !== this.#key) this.#build(view.layers.length, H, kinds);
+    this.list.classList.toggle('side-by-side', kinds.length > 1);
     this.#key = key;
     const labels = tokens.map(String);
     view.layers.forEach((layer, l) => {
       this.#feed(l, H, 'now', runOf(layer, messages), labels, t('tr.map.now', { step: view.step }));
       if (view.initial) this.#feed(l, H, 'start', runOf(view.initial.layers[l], messages), labels, t('tr.map.start'));
-      if (view.dropped) this.#feed(l, H, 'dropout', droppedRun(layer, view.dropped[l].weights, messages), labels, t('tr.map.dropout', { p: view.dropout }));
+      if (view.dropped) this.#feed(l, H, 'dropout', droppedRun(layer, view.dropped[l].weights, messages), labels, t('tr.map.dropout', { p: optionText(view.dropout) }));
       for (let h = 0; h < H; h++) {
         const scores = view.scores.find((s) => s.layer === l && s.head === h)?.jobs;
         const start = view.initial?.scores.find((s) => s.layer === l && s.head === h)?.jobs;
@@ -94,7 +98,7 @@ export class HeadsPanel {
     if (!node || !label) return;
     const name = t(`tr.job.${label.job}`);
     let text = label.clear ? t('tr.heads.job', { job: name, score: label.text }) : t('tr.heads.noJob', { job: name, score: label.text });
-    if (startJobs) text += ` (${t('tr.map.start')}: ${formatScore(startJobs[label.job])})`;
+    if (startJobs) text += ` · ${t('tr.heads.atStart', { score: formatScore(startJobs[label.job]) })}`;
     node.textContent = text;
     node.className = `job ${label.clear ? 'clear' : 'unclear'}`;
     node.dataset.job = label.job;

@@ -38,6 +38,8 @@ figure.curves svg { width: 100%; height: auto; display: block; font-size: 9px; }
 .predictions td.wrong { color: var(--error); font-weight: 700; background: color-mix(in srgb, var(--error) 12%, var(--bg)); }
 .predictions td.none { color: var(--muted); }
 .layers { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 21em), 1fr)); gap: 0.8em 1.2em; }
+.layers.side-by-side { grid-template-columns: minmax(0, 1fr); }
+.layers.side-by-side .map { max-width: 24em; }
 .layer { border-top: 1px solid var(--line); padding-top: 0.5em; min-width: 0; }
 .head-row { display: flex; flex-wrap: wrap; gap: 0.5em 1.2em; align-items: flex-start; }
 .head { display: flex; flex-direction: column; gap: 0.3em; min-width: 0; max-width: 100%; flex: 1 1 20em; margin: 0; }
@@ -49,6 +51,7 @@ figure.curves svg { width: 100%; height: auto; display: block; font-size: 9px; }
 .map-title { font-size: 0.8em; color: var(--muted); }
 .map mha-heatmap { width: 100%; }
 .note { font-size: 0.88em; color: var(--muted); max-width: 52em; }
+.card > .note, .card > label.check { margin: 0.3em 0; }
 .note.lesson { color: var(--fg); border-left: 3px solid var(--accent); padding-left: 0.6em; }
 label.check { display: inline-flex; gap: 0.4em; align-items: center; }
 label.check input { width: 1.2em; height: 1.2em; }
