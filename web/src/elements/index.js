@@ -13,5 +13,7 @@ export { MhaPlaygroundElement, MhaTrainerElement };
 export { MhaWalkthroughElement } from './mha-walkthrough.js';
 export { MhaHeatmapElement } from './mha-heatmap.js';
 export { MhaShapesElement } from './mha-shapes.js';
-export { getEngine } from './page-engine.js';
+// The API's own getEngine (one function for 'mha-lens' and 'mha-lens/widgets'); the elements ask
+// page-engine.js, which loads the engine with the trainer on a page that trains.
+export { getEngine } from '../engine/engine.js';
 export { RunElement as MhaRunElement } from './run-element.js';
