@@ -43,6 +43,7 @@ export class HeadsPanel {
     this.list.classList.toggle('side-by-side', kinds.length > 1);
     this.#key = key;
     const labels = tokens.map(String);
+    this.list.dataset.step = String(view.step); // the step these maps are of (tests and scripts read it)
     view.layers.forEach((layer, l) => {
       this.#feed(l, H, 'now', runOf(layer, messages), labels, t('tr.map.now', { step: view.step }));
       if (view.initial) this.#feed(l, H, 'start', runOf(view.initial.layers[l], messages), labels, t('tr.map.start'));
@@ -68,6 +69,7 @@ export class HeadsPanel {
         const maps = el('div', { class: 'maps' });
         for (const kind of kinds) {
           const heatmap = el('mha-heatmap', { lang: this.lang, step: 'weights', pinned: '', only: '', head: h, controls: 'none', theme: this.theme });
+          heatmap.run = null; // handed its runs from here: it must not run a config of its own
           const title = el('span', { class: 'map-title' });
           const box = el('div', { class: 'map', 'data-kind': kind }, title, heatmap);
           this.#maps.set(`${l}.${h}.${kind}`, { box, title, heatmap });
