@@ -24,6 +24,16 @@ node scripts/render_formulas.js
 node_modules/.bin/esbuild web/src/mha-lens.js --bundle --format=esm --minify --platform=browser \
   --log-level=warning --outfile=web/dist/mha-lens.js
 
+# The trainer section's Web Worker, a file beside the bundle: the bundle starts it as
+# new Worker(new URL('./mha-trainer-worker.js', import.meta.url)), which a host's CSP allows with
+# worker-src 'self' (a blob: worker would need worker-src blob:). It imports mha_trainer.mjs beside
+# the trainer's .wasm at run time, as the bundle does (scripts/bundle_worker.js says what it leaves out).
+node scripts/bundle_worker.js
+
+# The checkpoints the trainer section opens with (scripts/make_checkpoints.js), beside the trainer.
+mkdir -p web/dist/checkpoints
+cp web/checkpoints/*.mhat web/dist/checkpoints/
+
 # The iframe route's script (embed.html loads dist/embed.js): one file beside the widget bundle,
 # which it imports as ./mha-lens.js, so copying embed.html, embed.css and dist/ is enough.
 node_modules/.bin/esbuild web/src/embed.js --bundle --format=esm --minify --platform=browser \

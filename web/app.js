@@ -5,9 +5,11 @@
 import './src/elements/index.js';
 import { languageOf, translator } from './src/text/translate.js';
 import { decodeState, encodeState } from './src/logic/page-state.js';
+import { decodeTrainingState, encodeTrainingState, mergeParams } from './src/logic/training-state.js';
 
 const STORAGE_KEY = 'mha-lens.lang';
 const playground = document.getElementById('playground');
+const trainer = document.getElementById('trained'); // the trainer section, "What attention learns"
 
 function rememberedLanguage() {
   try {
@@ -27,6 +29,7 @@ function applyLanguage() {
   for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
   for (const button of document.querySelectorAll('[data-lang]')) button.setAttribute('aria-pressed', String(button.dataset.lang === lang));
   playground.setAttribute('lang', lang);
+  trainer?.setAttribute('lang', lang);
 }
 
 // replaceState makes Chromium settle style and layout of the whole page at once; while a reader
@@ -35,7 +38,8 @@ let urlTimer = null;
 function writeUrl(state, { now = false } = {}) {
   clearTimeout(urlTimer);
   const write = () => {
-    const query = encodeState(state, lang).toString();
+    const training = trainer ? encodeTrainingState(trainer.state, playground.blockSource ?? {}) : [];
+    const query = mergeParams(encodeState(state, lang), training).toString();
     history.replaceState(null, '', `${location.pathname}${query ? `?${query}` : ''}${location.hash}`);
   };
   if (now) write();
@@ -45,6 +49,12 @@ function writeUrl(state, { now = false } = {}) {
 applyLanguage();
 playground.state = initial.state;
 playground.addEventListener('mha-state', (event) => writeUrl(event.detail.state));
+if (trainer) {
+  const { options, probe, compare, block } = decodeTrainingState(location.search);
+  trainer.state = { options, probe, compare };
+  playground.blockSource = block;
+  trainer.addEventListener('mha-train-state', () => writeUrl(playground.state));
+}
 
 for (const button of document.querySelectorAll('[data-lang]')) {
   button.addEventListener('click', () => {

@@ -104,6 +104,21 @@ val open(const val& checkpoint) {
     return guarded([&] { return describe(state_of(checkpoint)); });
 }
 
+// options: { lr, weightDecay, dropout, clip }, numbers only (trainer.js has checked names and types).
+val reconfigure_options(const val& checkpoint, const val& options) {
+    return guarded([&] {
+        TrainingOptions o;
+        auto number = [&](const char* key, std::optional<double>& into) {
+            if (!options[key].isUndefined()) into = options[key].as<double>();
+        };
+        number("lr", o.lr); number("weightDecay", o.weight_decay); number("dropout", o.dropout); number("clip", o.clip);
+        const TrainerState s = reconfigure(state_of(checkpoint), o);
+        val out = describe(s);
+        out.set("checkpoint", bytes_to_js(save(s)));
+        return out;
+    });
+}
+
 val train_steps(const val& checkpoint, double steps) {
     return guarded([&] {
         TrainerState s = state_of(checkpoint);
@@ -182,6 +197,7 @@ val block(const val& checkpoint, const val& tokens, double layer) {
 EMSCRIPTEN_BINDINGS(mha_trainer) {
     emscripten::function("trainerCreate", &create);
     emscripten::function("trainerOpen", &open);
+    emscripten::function("trainerReconfigure", &reconfigure_options);
     emscripten::function("trainerTrain", &train_steps);
     emscripten::function("trainerEvaluate", &evaluate_on);
     emscripten::function("trainerHeadScores", &scores);

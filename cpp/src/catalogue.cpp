@@ -137,7 +137,7 @@ const std::vector<StepSpec>& catalogue() {
         {"d_q", Pass::backward, "merge", "d_q_split", "B,T,H·D", "Merge the heads of dQ",
          "dQ.view(B, T, H·D)", "dQ \\to \\operatorname{view}(B, T, H D)", "[B,T,H,D]", "", When::always},
         {"d_source", Pass::backward, "projection", "d_k", "B,Tk,C", "Gradient of the source sequence S",
-         "dS_src = dK·Wkᵀ + dV·Wvᵀ", "dS_{\\mathrm{src}} = dK\\,W_k^{\\top} + dV\\,W_v^{\\top}",
+         "dS_src = dK·Wkᵀ + dV·Wvᵀ", "dS_{\\rm src} = dK\\,W_k^{\\top} + dV\\,W_v^{\\top}",
          "[B,Tk,Hkv·D] @ [C,Hkv·D]ᵀ + [B,Tk,Hkv·D] @ [C,Hkv·D]ᵀ", "", When::cross},
         {"d_x", Pass::backward, "projection", "d_q", "B,T,C", "Gradient of the input X",
          "{dx_formula}", "{dx_latex}", "{dx_operands}", "", When::always},

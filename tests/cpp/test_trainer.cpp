@@ -220,6 +220,42 @@ TEST_CASE("dropout acts in training only") {
     CHECK(train(plain, 5).losses != train(dropped, 5).losses);
 }
 
+TEST_CASE("reconfigure changes how a trainer trains from its next step, never what it is") {
+    TrainerOptions o;
+    o.task = "reverse";
+    o.seed = 5;
+    TrainerState s = create_trainer(resolve_options(o));
+    train(s, 3);
+    std::vector<std::int32_t> tokens(16);
+    for (std::size_t i = 0; i < 16; ++i) tokens[i] = static_cast<std::int32_t>((i * 3) % 16);
+    TrainingOptions change;
+    change.dropout = 0.3;
+    change.lr = 0.01;
+    const TrainerState changed = reconfigure(s, change);
+    CHECK(changed.config.dropout == 0.3f);
+    CHECK(changed.config.lr == 0.01f);
+    CHECK(changed.config.weight_decay == s.config.weight_decay);
+    CHECK(changed.config.clip == s.config.clip);
+    // The model, its step and its random state are the trainer's own: evaluation does not move.
+    CHECK(changed.params == s.params);
+    CHECK(changed.m == s.m);
+    CHECK(changed.step == 3);
+    CHECK(changed.rng == s.rng);
+    CHECK(attention(changed, tokens) == attention(s, tokens));
+    CHECK(evaluate(changed).loss == evaluate(s).loss);
+    // It round-trips through a checkpoint, and trains differently from the next step.
+    const std::vector<std::uint8_t> bytes = save(changed);
+    CHECK(save(load(bytes.data(), bytes.size())) == bytes);
+    TrainerState a = s, b = changed;
+    CHECK(train(a, 2).losses != train(b, 2).losses);
+    // Nothing given: nothing changes. A bad value is refused naming it, before anything changes.
+    CHECK(save(reconfigure(s, {})) == save(s));
+    TrainingOptions bad;
+    bad.lr = 0.5;
+    bad.dropout = 1.5;
+    CHECK(error_field([&] { reconfigure(s, bad); }) == "dropout bad_option.range");
+}
+
 TEST_CASE("bad options and checkpoints are refused naming the option") {
     auto with = [](const std::function<void(TrainerOptions&)>& change) {
         return [change] {

@@ -21,3 +21,23 @@ test('mha-lens.js + mha_engine.wasm stay under the gzipped budget', () => {
   assert.ok(!/\bfrom\s*["']\.\.?\//.test(text), 'no relative imports left in the bundle');
   assert.ok(text.includes('mha-playground') && text.includes('mha_engine.wasm'));
 });
+
+// A page that trains (an <mha-trainer>) downloads the bundle, the engine with the trainer instead
+// of the engine alone (page-engine.js: one .wasm, not both), its glue and the section's worker,
+// then one task's checkpoint when it opens trained. README "The trainer section" reports these;
+// this keeps them from drifting up unnoticed.
+const TRAINER_PAGE_BUDGET_BYTES = 225_000;
+
+test('a page that trains: bundle, trainer glue and .wasm, worker; the checkpoints as files of their own', () => {
+  const dist = new URL('../../web/dist/', import.meta.url);
+  const gz = (name) => gzipSync(readFileSync(new URL(name, dist)), { level: 9 }).length;
+  const files = ['mha-lens.js', 'mha_trainer.mjs', 'mha_trainer.wasm', 'mha-trainer-worker.js'];
+  const total = files.reduce((sum, name) => sum + gz(name), 0);
+  assert.ok(total <= TRAINER_PAGE_BUDGET_BYTES, `${files.map((name) => `${name} ${gz(name)} B`).join(' + ')} = ${total} B gzipped exceed ${TRAINER_PAGE_BUDGET_BYTES} B`);
+  // The checkpoints are fetched, never bundled: the bundle holds their record only.
+  const bundle = readFileSync(new URL('mha-lens.js', dist), 'utf8');
+  assert.ok(!bundle.includes('MHAT') && bundle.length < 260_000, 'no checkpoint inside the bundle');
+  for (const task of ['reverse', 'sort', 'previous', 'induction']) assert.ok(readFileSync(new URL(`checkpoints/${task}.mhat`, dist)).length > 0, task);
+  // The worker does not carry the plain engine's glue (scripts/bundle_worker.js).
+  assert.ok(gz('mha-trainer-worker.js') < 12_000, `worker ${gz('mha-trainer-worker.js')} B`);
+});

@@ -120,6 +120,26 @@ describe('a trainer', () => {
   });
 });
 
+test('configure() changes lr and dropout from the next step, never the model', () => {
+  const trainer = engine.trainer({ task: 'reverse', seed: 2 });
+  trainer.train(4);
+  const twin = engine.trainer({ checkpoint: trainer.save() });
+  const tokens = Array.from({ length: 16 }, (_, i) => (i * 5) % 16);
+  const before = { attention: trainer.attention(tokens), scores: trainer.headScores(), evaluation: trainer.evaluate() };
+  assert.equal(trainer.configure({ dropout: 0.3, lr: 0.01 }), trainer);
+  assert.equal(trainer.options.dropout.toFixed(6), '0.300000');
+  assert.equal(trainer.options.lr.toFixed(6), '0.010000');
+  assert.equal(trainer.step, 4);
+  assert.deepEqual(trainer.attention(tokens), before.attention);
+  assert.deepEqual(trainer.headScores(), before.scores);
+  assert.deepEqual(trainer.evaluate(), before.evaluation);
+  assert.notDeepEqual(trainer.train(2).losses, twin.train(2).losses);
+  // Back to the twin's options: the same steps from here on, bit for bit.
+  const again = engine.trainer({ checkpoint: twin.save() });
+  again.configure({ dropout: 0.3, lr: 0.01 }).configure({ dropout: 0, lr: 0.003 });
+  assert.deepEqual(bitsOf(again.train(3).losses), bitsOf(engine.trainer({ checkpoint: twin.save() }).train(3).losses));
+});
+
 describe('errors', () => {
   const fails = (fn, field, code, message) => assert.throws(fn, (error) => {
     assert.ok(error instanceof MhaError, String(error));
@@ -148,6 +168,11 @@ describe('errors', () => {
     fails(() => engine.trainer({ dropout: NaN }), 'dropout', 'bad_type');
     fails(() => engine.trainer({ mlp: 1 }), 'mlp', 'bad_type');
     fails(() => engine.trainer(null), 'options', 'bad_type');
+    const trainer = engine.trainer({ task: 'reverse' });
+    fails(() => trainer.configure({ layers: 2 }), 'layers', 'bad_option', /layers cannot change on a trainer/);
+    fails(() => trainer.configure({ dropout: 0.95 }), 'dropout', 'bad_option', /dropout=0\.95 is outside 0 … 0\.9/);
+    fails(() => trainer.configure({ lr: '0.1' }), 'lr', 'bad_type');
+    assert.equal(trainer.options.dropout, 0);
     fails(() => engine.trainer({ checkpoint: [1, 2] }), 'checkpoint', 'bad_type');
   });
 

@@ -2,7 +2,7 @@
 // into web/dist/mha-lens.js). Importing the module defines the four custom elements (where custom
 // elements exist; in Node it defines nothing). JSX typings for React: 'mha-lens/react' (react.d.ts).
 // tests/js/package.test.js type-checks a consumer .ts and .tsx file against these with tsc --strict.
-import type { Config, Run, StepId } from './engine/engine.js';
+import type { Config, HeadScore, Run, StepId, TaskInfo, TaskName } from './engine/engine.js';
 
 export { getEngine } from './engine/engine.js';
 export type { Config, Engine, EngineOptions, Run, StepId } from './engine/engine.js';
@@ -75,6 +75,69 @@ export class MhaPlaygroundElement extends HTMLElement {
   readonly tokens: string[];
 }
 
+/** <mha-trainer>'s options: each within the ranges its controls offer. */
+export interface TrainerSectionOptions {
+  task: TaskName;
+  layers: 1 | 2 | 3;
+  heads: 1 | 2 | 4;
+  lr: 0.0003 | 0.001 | 0.003 | 0.005 | 0.01 | 0.03;
+  dropout: 0 | 0.1 | 0.2 | 0.3 | 0.5;
+  /** 0 … 2³²−1 */
+  seed: number;
+}
+
+/** What the docs page keeps in its URL: the options, the probe (null: the task's example), step 0 beside now. */
+export interface TrainerSectionState {
+  options: TrainerSectionOptions;
+  probe: string | null;
+  compare: boolean;
+}
+
+/**
+ * <mha-trainer task="induction" trained>: a tiny transformer trained on the page (in a Web
+ * Worker), its curves, and its heads over a probe labelled with their measured job scores.
+ */
+export class MhaTrainerElement extends HTMLElement {
+  /** Setting lr or dropout trains on with them; any other option makes a new model. */
+  options: Partial<TrainerSectionOptions>;
+  state: Partial<TrainerSectionState>;
+  /** The probe's tokens; set an array or text ("3 1 4 …"). */
+  probe: number[] | string | null;
+  /** Random vs trained: each head at step 0 beside now. */
+  compare: boolean;
+  readonly step: number;
+  readonly running: boolean;
+  /** Where training runs: a Web Worker, or (when none could start) the page's own thread. */
+  readonly mode: 'worker' | 'page' | null;
+  readonly task: TaskInfo | null;
+  readonly headScores: HeadScore[] | null;
+  readonly losses: number[];
+  /** Resolves once the first model is open and drawn. */
+  readonly ready: Promise<void>;
+  /** Trains to the task's length (or as many steps again); fires mha-train-done. */
+  train(): void;
+  pause(): void;
+  /** One training step, then every map redrawn. */
+  trainStep(): void;
+  /** Back to step 0 with the same options. */
+  reset(): void;
+  /** One layer's block over the probe as a walkthrough run; with `backward`, the d_ steps too. */
+  blockRun(options?: { layer?: number; backward?: boolean }): Promise<{ run: Run; tokens: number[]; step: number; layers: number }>;
+}
+
+export interface MhaTrainStepEventDetail { step: number; loss: number; accuracy: number }
+export interface MhaTrainDoneEventDetail { step: number; loss: number; accuracy: number; evaluation: { loss: number; accuracy: number; sequences: number } }
+export interface MhaTrainViewEventDetail { step: number }
+export interface MhaTrainStateEventDetail { state: TrainerSectionState }
+/** A chunk of training steps was taken: bubbles, composed. */
+export type MhaTrainStepEvent = CustomEvent<MhaTrainStepEventDetail>;
+/** Train reached its step count (accuracy on 512 fresh sequences): bubbles, composed. */
+export type MhaTrainDoneEvent = CustomEvent<MhaTrainDoneEventDetail>;
+/** The heads were redrawn: bubbles, composed. */
+export type MhaTrainViewEvent = CustomEvent<MhaTrainViewEventDetail>;
+/** The learner changed an option, the probe or the view: bubbles, composed. */
+export type MhaTrainStateEvent = CustomEvent<MhaTrainStateEventDetail>;
+
 export interface MhaStepEventDetail { step: StepId; index?: number }
 export interface MhaSelectEventDetail { step: HeatmapStepId; batch: number; head: number }
 /** `message` is the English; the element itself shows the message in its own language. */
@@ -120,6 +183,20 @@ export interface MhaConfigAttributes {
 export interface MhaWalkthroughAttributes extends MhaConfigAttributes { step?: StepId; from?: StepId; to?: StepId }
 export interface MhaHeatmapAttributes extends MhaConfigAttributes { step?: HeatmapStepId; batch?: Text; head?: Text; only?: boolean | ''; pinned?: boolean | '' }
 export interface MhaShapesAttributes extends MhaConfigAttributes {}
+export interface MhaTrainerAttributes {
+  task?: TaskName; layers?: Text; heads?: Text; lr?: Text; dropout?: Text; seed?: Text;
+  /** The probe's tokens, "3 1 4 1 5 …" (T of them, each below the task's vocabulary). */
+  probe?: string;
+  /** Open from the task's committed checkpoint (when layers, heads and seed are its own). */
+  trained?: boolean | '';
+  compare?: boolean | '';
+  lang?: 'en' | 'zh' | (string & {});
+  theme?: 'auto' | 'light' | 'dark';
+  /** Where mha_trainer.wasm is (else <meta name="mha-lens:trainer-wasm-url">, else beside the engine's .wasm). */
+  'wasm-url'?: string;
+  /** "none": train on the page's own thread instead of a Web Worker. */
+  worker?: 'none';
+}
 export interface MhaPlaygroundAttributes extends Omit<MhaConfigAttributes, 't' | 'for' | 'controls'> { 'embed-base'?: string }
 
 declare global {
@@ -128,6 +205,7 @@ declare global {
     'mha-heatmap': MhaHeatmapElement;
     'mha-shapes': MhaShapesElement;
     'mha-playground': MhaPlaygroundElement;
+    'mha-trainer': MhaTrainerElement;
   }
   interface HTMLElementEventMap {
     'mha-step': MhaStepEvent;
@@ -135,6 +213,10 @@ declare global {
     'mha-error': MhaErrorEvent;
     'mha-run': MhaRunEvent;
     'mha-state': MhaStateEvent;
+    'mha-train-step': MhaTrainStepEvent;
+    'mha-train-done': MhaTrainDoneEvent;
+    'mha-train-view': MhaTrainViewEvent;
+    'mha-train-state': MhaTrainStateEvent;
   }
   /** The events that bubble (composed) reach the document. */
   interface DocumentEventMap {
@@ -142,5 +224,9 @@ declare global {
     'mha-select': MhaSelectEvent;
     'mha-error': MhaErrorEvent;
     'mha-state': MhaStateEvent;
+    'mha-train-step': MhaTrainStepEvent;
+    'mha-train-done': MhaTrainDoneEvent;
+    'mha-train-view': MhaTrainViewEvent;
+    'mha-train-state': MhaTrainStateEvent;
   }
 }

@@ -5,7 +5,8 @@
 import type * as React from 'react';
 import type {
   ElementConfig, MhaErrorEvent, MhaHeatmapAttributes, MhaHeatmapElement, MhaPlaygroundAttributes, MhaPlaygroundElement,
-  MhaRunEvent, MhaSelectEvent, MhaShapesAttributes, MhaShapesElement, MhaStateEvent, MhaStepEvent, MhaWalkthroughAttributes,
+  MhaRunEvent, MhaSelectEvent, MhaShapesAttributes, MhaShapesElement, MhaStateEvent, MhaStepEvent, MhaTrainDoneEvent,
+  MhaTrainerAttributes, MhaTrainerElement, MhaTrainStateEvent, MhaTrainStepEvent, MhaTrainViewEvent, MhaWalkthroughAttributes,
   MhaWalkthroughElement,
 } from './mha-lens.js';
 import type { Run } from './engine/engine.js';
@@ -29,6 +30,12 @@ export type MhaWalkthroughProps = Element<MhaWalkthroughElement, MhaWalkthroughA
 export type MhaHeatmapProps = Element<MhaHeatmapElement, MhaHeatmapAttributes & MhaRunProps & { tokens?: string }>;
 export type MhaShapesProps = Element<MhaShapesElement, MhaShapesAttributes & MhaRunProps>;
 export type MhaPlaygroundProps = Element<MhaPlaygroundElement, MhaPlaygroundAttributes & { 'onmha-state'?: (event: MhaStateEvent) => void }>;
+export type MhaTrainerProps = Element<MhaTrainerElement, MhaTrainerAttributes & {
+  'onmha-train-step'?: (event: MhaTrainStepEvent) => void;
+  'onmha-train-done'?: (event: MhaTrainDoneEvent) => void;
+  'onmha-train-view'?: (event: MhaTrainViewEvent) => void;
+  'onmha-train-state'?: (event: MhaTrainStateEvent) => void;
+}>;
 
 declare module 'react' {
   namespace JSX {
@@ -37,6 +44,7 @@ declare module 'react' {
       'mha-heatmap': MhaHeatmapProps;
       'mha-shapes': MhaShapesProps;
       'mha-playground': MhaPlaygroundProps;
+      'mha-trainer': MhaTrainerProps;
     }
   }
 }

@@ -51,6 +51,15 @@ std::string divisors_of(std::size_t n) {
 // the checkpoint it was given and the one it returns besides the training step's tensors).
 constexpr double trainer_memory_limit = 1024.0 * 1024 * 1024;
 
+// The training options over `c` (lr falls back to `default_lr`, the others to their defaults, or to
+// what `c` holds when it is already a trainer's: reconfigure passes c.lr).
+void set_training_options(TrainerConfig& c, const TrainingOptions& o, float default_lr, bool keep = false) {
+    c.lr = real_option("lr", o.lr, default_lr, 0, 1, true);
+    c.weight_decay = real_option("weightDecay", o.weight_decay, keep ? c.weight_decay : 0.01f, 0, 1, false);
+    c.dropout = real_option("dropout", o.dropout, keep ? c.dropout : 0.0f, 0, 0.9, false);
+    c.clip = real_option("clip", o.clip, keep ? c.clip : 1.0f, 0, 1e6, false);
+}
+
 }  // namespace
 
 TrainerConfig resolve_options(const TrainerOptions& o) {
@@ -70,10 +79,7 @@ TrainerConfig resolve_options(const TrainerOptions& o) {
     s.mlp = o.mlp.value_or(spec->mlp);
     s.layernorm = o.layernorm.value_or(true);
     c.batch = whole_option("batch", o.batch, 32, 1, 512);
-    c.lr = real_option("lr", o.lr, spec->lr, 0, 1, true);
-    c.weight_decay = real_option("weightDecay", o.weight_decay, 0.01f, 0, 1, false);
-    c.dropout = real_option("dropout", o.dropout, 0.0f, 0, 0.9, false);
-    c.clip = real_option("clip", o.clip, 1.0f, 0, 1e6, false);
+    set_training_options(c, {o.lr, o.weight_decay, o.dropout, o.clip}, spec->lr);
     if (s.C % s.heads != 0)
         throw MhaError("heads", "bad_option.heads", {{"width", std::to_string(s.C)}, {"heads", std::to_string(s.heads)}, {"divisors", divisors_of(s.C)}});
     const std::size_t needed = min_vocab(c.task, s.T);
@@ -105,6 +111,13 @@ TrainerState create_trainer(const TrainerConfig& config) {
     state.m.assign(layout.total, 0.0f);
     state.v.assign(layout.total, 0.0f);
     state.rng = config.seed ^ 0x7A5C0DE5u;  // the training batches' stream, apart from the parameters'
+    return state;
+}
+
+TrainerState reconfigure(TrainerState state, const TrainingOptions& options) {
+    TrainerConfig config = state.config;
+    set_training_options(config, options, config.lr, true);  // checked whole before anything changes
+    state.config = config;
     return state;
 }
 

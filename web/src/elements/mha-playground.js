@@ -20,6 +20,7 @@ import { IMPORT_STYLES, ImportPanel } from './playground/import-panel.js';
 import { LESSONS_STYLES, LessonsPanel } from './playground/lessons-panel.js';
 import { MISTAKES_STYLES, MistakesPanel } from './playground/mistakes-panel.js';
 import { QUIZ_STYLES, QuizPanel } from './playground/quiz-panel.js';
+import { BLOCK_STYLES, BlockSourcePanel } from './trainer/block-source.js';
 import './define.js';
 
 // The config attributes it takes: all but t (T follows the tokens).
@@ -28,7 +29,7 @@ const ATTRIBUTE_FIELDS = CONFIG_FIELDS.filter(({ field }) => field !== 'T');
 // A page that stays responsive: the engine explains the cap if it is hit.
 const PAGE_MEMORY_CAP = 64 * 2 ** 20;
 
-const STYLES = [FRAME_STYLES, CONTROLS_STYLES, IMPORT_STYLES, LESSONS_STYLES, MISTAKES_STYLES, QUIZ_STYLES, EXPORT_STYLES];
+const STYLES = [FRAME_STYLES, CONTROLS_STYLES, IMPORT_STYLES, LESSONS_STYLES, MISTAKES_STYLES, QUIZ_STYLES, EXPORT_STYLES, BLOCK_STYLES];
 
 // Side runs the panels read (other head counts, the 1/√D trend): the same config gives the same
 // answer, so each is run once; `limit` keeps the memo small.
@@ -63,10 +64,40 @@ export class MhaPlaygroundElement extends ElementBase {
     this.#root.adoptedStyleSheets = [baseStyles(), ...STYLES];
   }
 
-  disconnectedCallback() { stopFollowingHostScheme(this); }
+  disconnectedCallback() {
+    stopFollowingHostScheme(this);
+    this.removeEventListener('mha-train-view', this.#onTrainerView);
+    this.removeEventListener('mha-train-done', this.#onTrainerView);
+  }
+
+  // --- The walkthrough's source: seeded, or the trained model's block (issue 13) ---
+  #onTrainerView = (event) => {
+    if (this.#panels?.block.active && !event.target.running) this.#applyBlock();
+  };
+
+  /** { layer (null: the seeded run), backward }: what the walkthrough shows, for the URL. */
+  get blockSource() { return this.#panels?.block.state ?? this.#blockState; }
+  set blockSource(state) {
+    this.#blockState = state;
+    if (!this.#panels) return;
+    this.#panels.block.state = state;
+    this.#compute({ force: true });
+  }
+
+  #blockState = null;
+
+  #applyBlock() {
+    const { block, walkthrough, heatmap, shapes } = this.#panels;
+    if (block.active) block.apply({ walkthrough, heatmap, shapes });
+    else this.#compute({ force: true });
+  }
+  // --- end of the walkthrough's source ---
 
   async connectedCallback() {
     followHostScheme(this);
+    // The trained model's block (trainer/block-source.js) follows the trainer when it stops.
+    this.addEventListener('mha-train-view', this.#onTrainerView);
+    this.addEventListener('mha-train-done', this.#onTrainerView);
     this.#readAttributes();
     this.#build();
     try {
@@ -131,6 +162,10 @@ export class MhaPlaygroundElement extends ElementBase {
     const walkthrough = el('mha-walkthrough', { lang });
     const heatmap = el('mha-heatmap', { lang, step: this.#state.view, batch: this.#state.batch, head: this.#state.head });
     const shapes = el('mha-shapes', { lang });
+    const blockSource = new BlockSourcePanel({ t, host: this, state: this.#panels?.block.state ?? this.#blockState, onChange: () => { this.#applyBlock(); this.#emitState(); } });
+    // The trainer section (<mha-trainer slot="trained">, a child in the page, so that #trained
+    // is a link into it), right after the heatmaps; hidden when the page gives none.
+    const trained = block('trained', t('tr.title'), el('slot', { name: 'trained' }));
     // Handing each child a run (none yet) tells it not to run a config of its own.
     for (const child of [walkthrough, heatmap, shapes]) {
       child.run = this.#run;
@@ -149,12 +184,17 @@ export class MhaPlaygroundElement extends ElementBase {
       this.#emitState();
     });
 
-    this.#panels = { controls, lessons, mistakes, quiz, walkthrough, heatmap, shapes };
+    this.#panels = { controls, lessons, mistakes, quiz, walkthrough, heatmap, shapes, block: blockSource };
     this.#root.replaceChildren(controls.section,
       block('shapes', t('shapes.title'), shapes),
-      block('walkthrough', t('wt.title'), walkthrough),
+      block('walkthrough', t('wt.title'), blockSource.element, walkthrough),
       block('heatmaps', t('hm.title'), heatmap),
+      trained,
       lessons.section, mistakes.section, quiz.section, exports.section);
+    const slot = trained.querySelector('slot');
+    const showTrained = () => { trained.hidden = slot.assignedElements().length === 0; };
+    slot.addEventListener('slotchange', showTrained);
+    showTrained();
     controls.show(this.#state);
   }
 
@@ -215,6 +255,7 @@ export class MhaPlaygroundElement extends ElementBase {
     heatmap.setAttribute('head', this.#state.head);
     heatmap.tokens = this.#runTokens;
     heatmap.run = run;
+    if (this.#panels.block.active) this.#panels.block.apply({ walkthrough, heatmap, shapes }); // the trained block instead
     this.#panels.lessons.show(run);
     this.#panels.mistakes.show(run, this.#runTokens);
     this.#panels.quiz.show(run);

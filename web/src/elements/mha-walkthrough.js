@@ -10,6 +10,7 @@ import { scaleFor } from '../logic/colors.js';
 import { cellSources, changeKind, pictureLayout } from '../logic/tensor-picture.js';
 import { keyLabels, shortLabel } from '../logic/heatmap-layout.js';
 import { memoryLayout, stepAnswers } from '../logic/walkthrough-text.js';
+import { JACOBIAN_LATEX, JACOBIAN_STEP, gradientOf } from '../logic/backward-text.js';
 import { renderMath } from '../logic/math.js';
 import { inputStep, stepTitle } from '../model/steps.js';
 import { translator } from '../text/translate.js';
@@ -255,6 +256,7 @@ export class MhaWalkthroughElement extends RunElement {
       formula,
       el('p', { class: 'numbers' }, el('code', { class: 'shape-formula' }, step.shapeFormula)),
       el('p', { class: 'shape' }, `${t('cli.shape')}: `, el('code', { class: 'shape-text' }, shapeText(step.shape)), ' ', el('span', { class: 'chips' }, step.axes.map((axis, i) => axisChip(axis, step.shape[i], lang)))),
+      this.#backwardNotes(step, t),
       el('dl', { class: 'answers' },
         el('dt', {}, t('wt.qValues')), el('dd', { 'data-answer': 'values' }, `${yesNo(answers.changesValues)} — ${t(answers.valuesKey)}`),
         el('dt', {}, t('wt.qCount')), el('dd', { 'data-answer': 'count' }, countText),
@@ -262,6 +264,21 @@ export class MhaWalkthroughElement extends RunElement {
       this.#picture(step, animate),
       this.#layoutTable(step, t));
     this.#shownId = step.id;
+  }
+
+  // A step of the backward pass says whose gradient it is (a gradient has the shape of its
+  // tensor); the softmax step also shows the row Jacobian its formula applies.
+  #backwardNotes(step, t) {
+    const tensor = gradientOf(step);
+    if (!tensor) return null;
+    const notes = el('div', { class: 'backward-notes' },
+      el('p', { class: 'grad-shape', 'data-grad': step.id }, t('wt.gradShape', { grad: step.id, tensor, shape: shapeText(step.shape) })));
+    if (step.id === JACOBIAN_STEP) {
+      const jacobian = el('span', { class: 'formula jacobian' });
+      renderMath(jacobian, JACOBIAN_LATEX);
+      notes.append(el('p', { class: 'jacobian-line' }, `${t('wt.jacobian')} `, jacobian));
+    }
+    return notes;
   }
 
   // The picture's cells in the colours of this run's values (the cells are the step's elements in

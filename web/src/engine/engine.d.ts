@@ -327,7 +327,7 @@ export class MhaError extends Error {
 }
 
 /** Why the engine's .wasm did not load (it has no engine.messages: that table is in the .wasm). */
-export type LoadErrorKey = 'load.bad_url' | 'load.http' | 'load.network' | 'load.not_wasm' | 'load.not_wasm_file' | 'load.compile' | 'load.file';
+export type LoadErrorKey = 'load.bad_url' | 'load.http' | 'load.network' | 'load.not_wasm' | 'load.not_wasm_file' | 'load.compile' | 'load.file' | 'load.glue';
 
 /**
  * createEngine() or getEngine() could not load the .wasm. The message names the URL tried and the
@@ -507,6 +507,12 @@ export class Trainer {
   readonly options: Required<Omit<TrainerOptions, 'checkpoint'>>;
   readonly step: number;
   readonly parameterCount: number;
+  /**
+   * Changes how it trains from its next step (learning rate, weight decay, dropout, clipping); its
+   * model, step and random state stay, so evaluate(), attention() and headScores() do not change.
+   * Any other option is refused naming it (MhaError 'bad_option.fixed'). Returns this trainer.
+   */
+  configure(options: Pick<TrainerOptions, 'lr' | 'weightDecay' | 'dropout' | 'clip'>): this;
   /** Trains synchronously (1 … 100,000 steps): call it in chunks from a Web Worker. */
   train(steps?: number): TrainResult;
   /** On fresh batches (the same ones every call), without dropout. */
@@ -564,8 +570,10 @@ export interface KvCacheTable {
 
 export interface EngineOptions {
   /**
-   * Load the engine with the trainer (dist/mha_trainer.wasm), which engine.trainer() needs. Its
-   * .wasm is found by the same rule, with <meta name="mha-lens:trainer-wasm-url">.
+   * Load the engine with the trainer (dist/mha_trainer.wasm), which engine.trainer() needs and which
+   * runs everything the engine alone runs. Its .wasm is found by the same rule, with <meta
+   * name="mha-lens:trainer-wasm-url">, else beside the engine's .wasm; its JS (mha_trainer.mjs)
+   * beside its .wasm.
    */
   trainer?: boolean;
   /**
@@ -577,7 +585,19 @@ export interface EngineOptions {
   wasmUrl?: string | URL;
   /** The .wasm bytes, if already loaded. */
   wasmBinary?: ArrayBuffer | Uint8Array;
+  /**
+   * The compiled .wasm (what compileEngine() gave, posted to a Web Worker, say), with its URL as
+   * `wasmUrl` so that the trainer's glue is found beside it: nothing is fetched or compiled again.
+   */
+  wasmModule?: WebAssembly.Module;
 }
+
+/**
+ * Fetches and compiles the .wasm once per URL (the rule of EngineOptions.wasmUrl; `trainer`: the
+ * engine with the trainer) and gives the compiled module with the URL it came from.
+ * @throws MhaLoadError naming the URL tried and the fix
+ */
+export function compileEngine(options?: { wasmUrl?: string | URL; trainer?: boolean }): Promise<{ url: string; module: WebAssembly.Module }>;
 
 /**
  * Loads an engine of its own. The .wasm at one URL is fetched and compiled once, however many

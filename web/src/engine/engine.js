@@ -288,10 +288,14 @@ function baseUrl() {
   return base.href;
 }
 
-// The engine with the trainer is a module of its own (dist/mha_trainer.mjs and .wasm), loaded only
-// when asked for, so that a page that never trains downloads the smaller one. Not a literal
-// import, so that a bundler does not pull it into a bundle that does not train.
-const TRAINER_GLUE = new URL('../../dist/mha_trainer.mjs', import.meta.url).href;
+// The engine with the trainer is a module of its own (mha_trainer.mjs and .wasm), loaded only when
+// asked for, so that a page that never trains downloads the smaller one. Its files sit together
+// beside the engine's own .wasm: web/dist/ for these modules, and beside the bundle for the widget
+// bundle (web/dist/mha-lens.js) and the iframe route that loads it. The glue is found beside the
+// trainer's .wasm (so <meta name="mha-lens:trainer-wasm-url"> moves both), and imported by URL, not
+// by a literal path, so that a bundler does not pull it into a bundle that does not train.
+const defaultTrainerWasmUrl = () => new URL('./mha_trainer.wasm', defaultWasmUrl()).href;
+const trainerGlueBeside = (wasmUrl) => new URL('./mha_trainer.mjs', wasmUrl).href;
 
 /**
  * Where the .wasm is: one rule for createEngine(), getEngine() and every element. `wasmUrl` (an
@@ -382,19 +386,50 @@ function instantiate(factory, wasmModule) {
 }
 
 /**
- * Loads a WebAssembly engine of its own. Options: `wasmUrl` (where the .wasm is; see wasmLocation
- * for the rule when it is not given) or `wasmBinary` (its bytes); `trainer: true` loads the engine
- * with the trainer (dist/mha_trainer.mjs and .wasm, ~35 KB more gzipped, its own meta tag
- * mha-lens:trainer-wasm-url), which engine.trainer() needs. The .wasm at a URL is fetched once
- * however many engines are made from it. Throws MhaLoadError naming the URL tried and the fix.
+ * Where the .wasm of an engine is (`trainer`: the engine with the trainer), fetched and compiled
+ * once per URL: { url, module }, the WebAssembly.Module every engine made from that URL
+ * instantiates. A page hands `module` to a Web Worker (createEngine({ wasmModule, wasmUrl })), which
+ * then neither fetches nor compiles it again. Throws MhaLoadError as createEngine does.
  */
-export async function createEngine({ wasmUrl, wasmBinary, trainer = false } = {}) {
-  const glue = trainer ? await import(TRAINER_GLUE) : { default: createMhaModule, defaultWasmUrl };
-  const where = trainer ? { metaName: 'mha-lens:trainer-wasm-url', fallback: glue.defaultWasmUrl } : undefined;
-  const wasmModule = wasmBinary
-    ? await compileBytes(ArrayBuffer.isView(wasmBinary) ? new Uint8Array(wasmBinary.buffer, wasmBinary.byteOffset, wasmBinary.byteLength) : new Uint8Array(wasmBinary), 'wasmBinary')
-    : await compiledAt(wasmLocation(wasmUrl, where));
-  return new Engine(await instantiate(glue.default, wasmModule), { trainer });
+export async function compileEngine({ wasmUrl, trainer = false } = {}) {
+  const where = trainer ? { metaName: 'mha-lens:trainer-wasm-url', fallback: defaultTrainerWasmUrl } : undefined;
+  const url = wasmLocation(wasmUrl, where);
+  return { url, module: await compiledAt(url) };
+}
+
+/**
+ * Loads a WebAssembly engine of its own. Options: `wasmUrl` (where the .wasm is; see wasmLocation
+ * for the rule when it is not given), `wasmBinary` (its bytes) or `wasmModule` (the
+ * WebAssembly.Module compileEngine() gave, with its `wasmUrl`); `trainer: true` loads the engine
+ * with the trainer (mha_trainer.mjs and .wasm beside the engine's .wasm, ~30 KB more gzipped, its
+ * own meta tag mha-lens:trainer-wasm-url), which engine.trainer() needs and which runs everything
+ * the engine alone runs. The .wasm at a URL is fetched once however many engines are made from it.
+ * Throws MhaLoadError naming the URL tried and the fix.
+ */
+export async function createEngine({ wasmUrl, wasmBinary, wasmModule, trainer = false } = {}) {
+  let url = null;
+  let compiledModule;
+  if (wasmModule) {
+    compiledModule = wasmModule;
+    url = wasmUrl ? String(wasmUrl) : null;
+  } else if (wasmBinary) {
+    compiledModule = await compileBytes(ArrayBuffer.isView(wasmBinary) ? new Uint8Array(wasmBinary.buffer, wasmBinary.byteOffset, wasmBinary.byteLength) : new Uint8Array(wasmBinary), 'wasmBinary');
+  } else {
+    ({ url, module: compiledModule } = await compileEngine({ wasmUrl, trainer }));
+  }
+  const glue = trainer ? await importTrainerGlue(url ?? defaultTrainerWasmUrl()) : { default: createMhaModule };
+  return new Engine(await instantiate(glue.default, compiledModule), { trainer });
+}
+
+// The trainer's Emscripten glue, beside its .wasm; a glue that is not there is named like a .wasm
+// that is not there.
+async function importTrainerGlue(wasmUrl) {
+  const url = trainerGlueBeside(wasmUrl);
+  try {
+    return await import(/* @vite-ignore */ url);
+  } catch (error) {
+    throw new MhaLoadError('load.glue', { url, detail: error.message }, error);
+  }
 }
 
 let sharedEngine = null;

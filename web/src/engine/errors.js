@@ -91,6 +91,10 @@ export const LOAD_MESSAGES = {
     en: 'mha_engine.wasm could not be read from {url} ({detail}). Pass its place as createEngine({ wasmUrl }) or its bytes as wasmBinary.',
     zh: '无法从 {url} 读取 mha_engine.wasm（{detail}）。请用 createEngine({ wasmUrl }) 给出它的位置，或用 wasmBinary 给出它的字节。',
   },
+  'load.glue': {
+    en: 'The trainer\'s JS, mha_trainer.mjs, did not load from {url} ({detail}). It sits beside mha_trainer.wasm: copy both from the package (mha-lens/web/dist/), or say where the .wasm is with <meta name="mha-lens:trainer-wasm-url" content="…">.',
+    zh: '训练器的 JS 文件 mha_trainer.mjs 无法从 {url} 加载（{detail}）。它和 mha_trainer.wasm 放在一起：请从包里（mha-lens/web/dist/）把两者都复制过去，或者用 <meta name="mha-lens:trainer-wasm-url" content="…"> 指明 .wasm 的位置。',
+  },
   'load.fix': {
     en: 'Copy it there from the package (mha-lens/web/dist/mha_engine.wasm), or say where it is: a wasm-url attribute, <meta name="mha-lens:wasm-url" content="…"> or createEngine({ wasmUrl }).',
     zh: '请把包里的 mha-lens/web/dist/mha_engine.wasm 复制到那里，或者指明它的位置：wasm-url 属性、<meta name="mha-lens:wasm-url" content="…"> 或 createEngine({ wasmUrl })。',
@@ -99,8 +103,9 @@ export const LOAD_MESSAGES = {
 
 /**
  * The engine's .wasm did not load. `url` is the URL tried (in the message too, with the fix);
- * `key` names the reason: load.bad_url, load.http, load.network, load.not_wasm, load.compile or
- * load.file (and load.not_wasm_file for a file that is not WebAssembly).
+ * `key` names the reason: load.bad_url, load.http, load.network, load.not_wasm, load.compile,
+ * load.file (and load.not_wasm_file for a file that is not WebAssembly) or load.glue (the
+ * trainer's mha_trainer.mjs beside its .wasm did not load).
  */
 export class MhaLoadError extends Error {
   constructor(key, params, cause) {

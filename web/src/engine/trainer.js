@@ -17,6 +17,8 @@ import { Run } from './run.js';
 const NUMBER_OPTIONS = ['seed', 'T', 'vocab', 'layers', 'heads', 'width', 'batch', 'lr', 'weightDecay', 'dropout', 'clip'];
 const BOOLEAN_OPTIONS = ['mlp', 'layernorm'];
 const KNOWN = ['task', ...NUMBER_OPTIONS, ...BOOLEAN_OPTIONS, 'checkpoint'];
+// What configure() may change: how the trainer trains, not what it is.
+const TRAINING_OPTIONS = ['lr', 'weightDecay', 'dropout', 'clip'];
 
 /** A value as a message describes it ({@got}), as the engine's config reader does. */
 function described(value) {
@@ -124,6 +126,23 @@ export class Trainer {
     this.#checkpoint = result.checkpoint;
     this.#info = { ...this.#info, step: result.step };
     return { step: result.step, loss: result.loss, accuracy: result.accuracy, losses: result.losses };
+  }
+
+  /**
+   * Changes how this trainer trains from its next step: `{ lr, weightDecay, dropout, clip }`, each
+   * optional. Its model, step and random state stay as they are, so evaluate(), attention() and
+   * headScores() give what they gave (dropout acts in training only). Any other option shapes the
+   * model or its data and is refused naming it: make a new trainer for those. Returns this.
+   */
+  configure(options) {
+    const messages = this.#messages;
+    const read = checkedOptions(options, messages);
+    const fixed = Object.keys(read).find((key) => !TRAINING_OPTIONS.includes(key));
+    if (fixed) throw MhaError.from({ field: fixed, key: 'bad_option.fixed', params: { field: fixed, options: TRAINING_OPTIONS.join(', ') } }, messages);
+    const result = this.#call('trainerReconfigure', this.#checkpoint, read);
+    this.#checkpoint = result.checkpoint;
+    this.#info = { ...this.#info, options: result.options };
+    return this;
   }
 
   /** Loss and accuracy on fresh batches (the same ones at every call), without dropout. */

@@ -55,7 +55,7 @@ function sampleInto(stops, t, out, at) {
  * same colour as RGBA bytes (for ImageData).
  */
 export function scaleFor(step) {
-  if (step.op === 'softmax') {
+  if (step.op === 'softmax' && !step.id?.startsWith('d_')) { // weights are probabilities; d_masked (softmax's backward) is a gradient
     return { kind: 'sequential', min: 0, max: 1, color: (v) => viridis(v),
       rgbInto: (v, out, at) => sampleInto(VIRIDIS, Number.isNaN(v) ? 0 : v, out, at) };
   }

@@ -64,7 +64,9 @@ export function embedSnippets(state, tokens, { bundleUrl, embedUrl, lang }) {
 }
 
 /** Elements an iframe page may show, and the attributes it may set on them (anything else in its URL is ignored). */
-export const EMBED_ELEMENTS = ['walkthrough', 'heatmap', 'shapes', 'playground'];
+export const EMBED_ELEMENTS = ['walkthrough', 'heatmap', 'shapes', 'playground', 'trainer'];
+// <mha-trainer> runs no config: it takes its own options (and `trained` opens its checkpoint).
+const TRAINER_ATTRIBUTES = ['task', 'layers', 'heads', 'lr', 'dropout', 'seed', 'probe', 'trained', 'compare', 'worker'];
 const SHARED = ['lang', 'theme', 'controls'];
 export const EMBED_ATTRIBUTES = [...CONFIG_ATTRIBUTES, ...SHARED, 'step', 'from', 'to', 'batch', 'head', 'only'];
 // What each element takes from the URL when it runs the URL's config.
@@ -74,10 +76,11 @@ const FOLLOWER = { view: 'step', batch: 'batch', head: 'head', only: 'only' };
 const FRAME_ID = 'mha-frame-first';
 
 /**
- * The elements an iframe URL asks for: `el` names one (walkthrough, heatmap, shapes, playground;
- * default walkthrough) or several separated by commas, of which the first runs the URL's config and
- * the others follow it (a walkthrough and its heatmap: el=walkthrough,heatmap, the heatmap's step
- * as `view`). Returns [{ tag, attributes: [[name, value]] }].
+ * The elements an iframe URL asks for: `el` names one (walkthrough, heatmap, shapes, playground,
+ * trainer; default walkthrough) or several separated by commas, of which the first runs the URL's
+ * config and the others follow it (a walkthrough and its heatmap: el=walkthrough,heatmap, the
+ * heatmap's step as `view`); a trainer takes its own options (el=trainer&task=induction&trained).
+ * Returns [{ tag, attributes: [[name, value]] }].
  */
 export function embedRequest(search) {
   const params = new URLSearchParams(search);
@@ -85,6 +88,7 @@ export function embedRequest(search) {
   if (names.length === 0) names.push('walkthrough');
   const given = (list) => list.filter((a) => params.has(a)).map((a) => [a, params.get(a)]);
   return names.map((name, i) => {
+    if (name === 'trainer') return { tag: 'mha-trainer', attributes: given([...TRAINER_ATTRIBUTES, ...SHARED]) };
     if (i === 0) {
       const attributes = given(EMBED_ATTRIBUTES.filter((a) => !['step', 'from', 'to', 'batch', 'head', 'only'].includes(a) || OWN[name].includes(a)));
       if (name === 'heatmap' && !params.has('step') && params.has('view')) attributes.push(['step', params.get('view')]);

@@ -2,6 +2,7 @@
 // the three answers and the memory layout; and the formulas the page shows, for rendering ahead
 // of time. Returns i18n keys and numbers, so the same answers read in English and Chinese. No DOM.
 import { inputStep } from '../model/steps.js';
+import { JACOBIAN_LATEX, isBackward } from './backward-text.js';
 
 /**
  * The three answers for `step` of a run's `steps`:
@@ -14,7 +15,7 @@ export function stepAnswers(step, steps) {
   return {
     input: input?.id ?? null,
     changesValues: step.changesValues,
-    valuesKey: `why.${step.op}`,
+    valuesKey: isBackward(step) ? `why.back.${step.op}` : `why.${step.op}`,
     countBefore: input ? input.numel : null,
     countAfter: step.numel,
     changesCount: input ? input.numel !== step.numel : null,
@@ -47,10 +48,14 @@ const FORMULA_CONFIGS = [true, false].flatMap((bias) => [2, 3].flatMap((Tk) => [
 
 /**
  * Every formula the page can show, as LaTeX: each step's `latex` from the engine over
- * FORMULA_CONFIGS, and the parameter count; scripts/render_formulas.js renders them at build time.
+ * FORMULA_CONFIGS, forward and backward (a run with dOutput has the d_ steps), the parameter count
+ * and softmax's row Jacobian; scripts/render_formulas.js renders them at build time.
  */
 export function allFormulas(engine) {
-  const all = new Set([parameterFormula(true), parameterFormula(false)]);
-  for (const config of FORMULA_CONFIGS) for (const step of engine.run({ ...config, snapshots: 'lazy' }).steps) all.add(step.latex);
+  const all = new Set([parameterFormula(true), parameterFormula(false), JACOBIAN_LATEX]);
+  for (const config of FORMULA_CONFIGS) {
+    const dOutput = new Float32Array(config.B * config.T * config.C).fill(1);
+    for (const step of engine.run({ ...config, dOutput, snapshots: 'lazy' }).steps) all.add(step.latex);
+  }
   return [...all];
 }

@@ -51,6 +51,17 @@ struct TrainerState {
 /// @brief A fresh trainer at step 0 with seeded parameters.
 TrainerState create_trainer(const TrainerConfig& config);
 
+/// How a trainer trains from its next step on, without changing what it is (its model, task, data
+/// and step): what a learner turns while training runs. Each option absent keeps its value.
+struct TrainingOptions {
+    std::optional<double> lr, weight_decay, dropout, clip;
+};
+
+/// @brief `state` with other training options (the same ranges as resolve_options); its
+///        parameters, moments, step and random state are kept, so evaluation, attention and head
+///        scores do not change. Throws MhaError naming the option at fault.
+TrainerState reconfigure(TrainerState state, const TrainingOptions& options);
+
 /// Checkpoint format version (checkpoint bytes 4–7).
 constexpr std::uint32_t checkpoint_version = 1;
 
