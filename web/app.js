@@ -4,7 +4,7 @@
 // when nothing in particular has focus.
 import './src/elements/index.js';
 import { languageOf, translator } from './src/text/translate.js';
-import { decodeState, encodeState } from './src/logic/page-state.js';
+import { decodeState, encodeLocation, isStateHash } from './src/logic/page-state.js';
 
 const STORAGE_KEY = 'mha-lens.lang';
 const playground = document.getElementById('playground');
@@ -17,7 +17,7 @@ function rememberedLanguage() {
   }
 }
 
-const initial = decodeState(location.search);
+const initial = decodeState(location.search, location.hash);
 let lang = initial.lang ?? rememberedLanguage() ?? languageOf(navigator.languages?.[0] ?? navigator.language);
 
 function applyLanguage() {
@@ -35,8 +35,11 @@ let urlTimer = null;
 function writeUrl(state, { now = false } = {}) {
   clearTimeout(urlTimer);
   const write = () => {
-    const query = encodeState(state, lang).toString();
-    history.replaceState(null, '', `${location.pathname}${query ? `?${query}` : ''}${location.hash}`);
+    // Long token lists go in the hash (encodeLocation keeps the URL within MAX_URL_LENGTH); an
+    // anchor the reader followed (#trained) stays when the tokens do not need the hash.
+    const { search, hash } = encodeLocation(state, lang, { base: location.pathname });
+    const keep = hash || isStateHash(location.hash) ? hash : location.hash;
+    history.replaceState(null, '', `${location.pathname}${search}${keep}`);
   };
   if (now) write();
   else urlTimer = setTimeout(write, 150);
@@ -44,6 +47,7 @@ function writeUrl(state, { now = false } = {}) {
 
 applyLanguage();
 playground.state = initial.state;
+if (initial.cut) playground.tokensCut = initial.cut;
 playground.addEventListener('mha-state', (event) => writeUrl(event.detail.state));
 
 for (const button of document.querySelectorAll('[data-lang]')) {
