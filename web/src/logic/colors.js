@@ -66,6 +66,117 @@ export function scaleFor(step) {
     rgbInto: (v, out, at) => sampleInto(BLUE_ORANGE, (Number.isNaN(v) ? 0 : v / extent) * 0.5 + 0.5, out, at) };
 }
 
+/** The colour scales a heatmap of `step` offers, its default (which shows structure) first. */
+export function heatmapScaleKinds(step) {
+  // Weights: relative to uniform by default. Seeded weights give near-uniform attention (about
+  // 1/Tk everywhere), which a fixed 0–1 scale draws as one flat colour; the deviation from uniform
+  // shows which keys a query favours, at any spread.
+  return step.op === 'softmax' ? ['uniform', 'head', 'fixed'] : ['shared', 'head'];
+}
+
+/**
+ * One colour scale per panel of a heatmap: `panels` ({ offset, rows, cols }) of `step`'s data,
+ * `kind` one of heatmapScaleKinds(step), `masked(i)` true where the mask hid a key (those cells
+ * are hatched, not coloured, and left out of every range).
+ *   fixed    weights on viridis from 0 to 1;
+ *   head     each panel from its own min to its max (weights, viridis) or ±its largest |value|;
+ *   uniform  each weight minus the uniform weight of its row (1/n, n the keys the query sees: Tk
+ *            without a mask), on the diverging map, ±the largest deviation of all the panels;
+ *   shared   signed values, ±the largest |value| of the whole step (0 stays neutral).
+ * Each scale: { kind, ramp ('viridis' | 'diverging'), min, max, mid (the neutral value, or null),
+ * rowReference (uniform: true, the middle is 1/n of each row), color(v, r), rgbInto(v, out, at, r) }
+ * where r is the cell's row in its panel.
+ */
+export function heatmapScales(step, panels, kind, masked = () => false) {
+  const data = step.data;
+  if (kind === 'uniform') {
+    const references = panels.map((panel) => uniformReferences(panel, masked));
+    let extent = 0;
+    panels.forEach((panel, p) => forEachCell(panel, masked, (i, r) => {
+      const d = Math.abs(data[i] - references[p][r]);
+      if (d > extent) extent = d;
+    }));
+    if (!(extent > 0)) extent = 1e-6; // exactly uniform: every cell neutral
+    return references.map((reference) => {
+      const mid = sameEverywhere(reference);
+      const at = (v, r) => {
+        const u = ((v - reference[r]) / extent) * 0.5 + 0.5;
+        return Number.isNaN(u) ? 0.5 : u; // NaN (or a row outside the panel): neutral
+      };
+      return { kind, ramp: 'diverging', extent, min: mid === null ? -extent : mid - extent, max: mid === null ? extent : mid + extent, mid, rowReference: true,
+        color: (v, r = 0) => hex(sample(BLUE_ORANGE, at(v, r))),
+        rgbInto: (v, out, o, r = 0) => sampleInto(BLUE_ORANGE, at(v, r), out, o) };
+    });
+  }
+  if (kind === 'fixed' || (kind === 'head' && step.op === 'softmax')) {
+    return panels.map((panel) => {
+      let [min, max] = kind === 'fixed' ? [0, 1] : rangeOf(panel, data, masked);
+      if (!(max > min)) [min, max] = [min - 0.5e-6, min + 0.5e-6];
+      const at = (v) => (Number.isNaN(v) ? 0 : (v - min) / (max - min));
+      return { kind, ramp: 'viridis', min, max, mid: null, rowReference: false,
+        color: (v) => hex(sample(VIRIDIS, at(v))), rgbInto: (v, out, o) => sampleInto(VIRIDIS, at(v), out, o) };
+    });
+  }
+  const symmetric = (extent) => {
+    const e = extent > 0 ? extent : 1;
+    const at = (v) => (Number.isNaN(v) ? 0 : v / e) * 0.5 + 0.5;
+    return { kind, ramp: 'diverging', min: -e, max: e, mid: 0, rowReference: false,
+      color: (v) => hex(sample(BLUE_ORANGE, at(v))), rgbInto: (v, out, o) => sampleInto(BLUE_ORANGE, at(v), out, o) };
+  };
+  if (kind === 'head') {
+    return panels.map((panel) => {
+      const [min, max] = rangeOf(panel, data, masked);
+      return symmetric(Math.max(Math.abs(min), Math.abs(max)));
+    });
+  }
+  const shared = symmetric(scaleFor(step).max); // 'shared'
+  return panels.map(() => shared);
+}
+
+// Calls fn(index in data, row) for every cell of a panel that is not masked and is finite.
+function forEachCell(panel, masked, fn) {
+  for (let r = 0; r < panel.rows; r++) {
+    for (let c = 0; c < panel.cols; c++) {
+      const i = panel.offset + r * panel.cols + c;
+      if (!masked(i)) fn(i, r);
+    }
+  }
+}
+
+function rangeOf(panel, data, masked) {
+  let min = Infinity;
+  let max = -Infinity;
+  forEachCell(panel, masked, (i) => {
+    const v = data[i];
+    if (!Number.isFinite(v)) return;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  });
+  return min <= max ? [min, max] : [0, 0];
+}
+
+/** 1/n for each row of a panel: n the keys its query sees (all masked: 0). */
+export function uniformReferences(panel, masked) {
+  const references = new Float64Array(panel.rows);
+  for (let r = 0; r < panel.rows; r++) {
+    let seen = 0;
+    for (let c = 0; c < panel.cols; c++) if (!masked(panel.offset + r * panel.cols + c)) seen++;
+    references[r] = seen > 0 ? 1 / seen : 0;
+  }
+  return references;
+}
+
+// The one value of an array when all are equal (no mask: 1/Tk for every row), else null.
+function sameEverywhere(values) {
+  for (let i = 1; i < values.length; i++) if (values[i] !== values[0]) return null;
+  return values.length ? values[0] : null;
+}
+
+/** Colours of a legend's ramp from its low end to its high end (n stops), for drawing it. */
+export function rampColors(ramp, n = 11) {
+  return Array.from({ length: n }, (_, i) => (ramp === 'viridis' ? viridis(i / (n - 1)) : diverging((i / (n - 1)) * 2 - 1)));
+}
+
 // One colour per axis name (Okabe–Ito palette), the same everywhere on the page. T and Tq are
 // the same axis (query positions), so they share a colour.
 const AXIS_COLORS = {
