@@ -24,28 +24,71 @@ export function shortLabel(token, max = 6) {
 }
 
 // Width of a label in em: CJK characters are about twice as wide as Latin ones.
-const labelEm = (text) => [...text].reduce((sum, ch) => sum + (/[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? 1 : 0.6), 0);
+export const labelEm = (text) => [...text].reduce((sum, ch) => sum + (/[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? 1 : 0.6), 0);
 
 /**
- * Geometry of one heatmap in SVG user units: a `cell`-sized square per (query, key), query token
- * labels left of the rows, key token labels above the columns (rotated when long).
+ * Geometry of one heatmap in SVG user units (CSS pixels when drawn at its own size): a
+ * `cell`-sized square per (query, key), query token labels left of the rows, key token labels
+ * above the columns (rotated when long). Labels longer than `labelLength` characters are cut with
+ * an ellipsis; when cells are smaller than the type, only every `labelStep`-th row and column is
+ * labelled (the rest read '' and the hover readout names them).
  */
-export function heatmapGeometry({ rows, cols, rowLabels, colLabels, cell = 24, font = 11 }) {
-  const rowText = rowLabels.map((label) => shortLabel(label));
-  const colText = colLabels.map((label) => shortLabel(label));
+export function heatmapGeometry({ rows, cols, rowLabels, colLabels, cell = 24, font = 11, labelLength = 6, labelStep }) {
+  const step = labelStep ?? Math.max(1, Math.ceil((font + 2) / cell));
+  const shown = (labels) => labels.map((label, i) => (i % step === 0 ? shortLabel(label, labelLength) : ''));
+  const rowText = shown(rowLabels);
+  const colText = shown(colLabels);
   const left = Math.ceil(Math.max(1, ...rowText.map(labelEm)) * font + 8);
   const widestCol = Math.max(1, ...colText.map(labelEm)) * font;
-  // Column labels that do not fit over their cell are drawn at −60° so they never overlap.
-  const rotate = widestCol > cell - 2;
+  // Column labels that do not fit over their cell (or their stride of cells) are drawn at −60°
+  // so they never overlap.
+  const rotate = widestCol > cell * step - 2;
   const top = Math.ceil(rotate ? widestCol * 0.87 + 10 : font + 8);
   return {
-    rows, cols, cell, font, left, top, rotate, rowText, colText,
+    rows, cols, cell, font, left, top, rotate, rowText, colText, labelStep: step,
     // A rotated label leans right, past the last column.
     width: left + cols * cell + (rotate ? Math.ceil(widestCol * 0.5) : 2),
     height: top + rows * cell + 2,
     cellX: (c) => left + c * cell,
     cellY: (r) => top + r * cell,
   };
+}
+
+/** The largest cell, in CSS pixels: bigger only makes the seed example's four tokens sprawl. */
+export const MAX_CELL = 40;
+/** Cells a small heatmap keeps (so its labels and values stay readable) before panels wrap. */
+export const COMFORT_CELL = 20;
+/** Labels are shown at their full length up to this many characters unless an author says. */
+export const LABEL_LENGTH = 16;
+
+/**
+ * The small multiples of one heatmap: how many panels sit side by side in `width` CSS pixels and
+ * how big a cell is, so that the grid fills the width. Each panel aims for a cell that keeps a
+ * panel's cells about 256 px wide (20 px for the seed example's 4 tokens, 2 px at 128 tokens),
+ * as many panels as fit at that size go on a row, and the cell then grows to fill the row (up to
+ * MAX_CELL). `cellSize` (an author's `cell-size`) fixes the cell; `labelLength` caps the label
+ * length (else LABEL_LENGTH, and labels are cut further only when they would take more than 40%
+ * of the width). `gap` is the space a panel needs around it. Returns { columns, cell, geometry }.
+ */
+export function panelGrid({ width, count, rows, cols, rowLabels, colLabels, cellSize, labelLength, font = 12, gap = 14 }) {
+  const room = Math.max(120, width);
+  const target = cellSize ?? Math.max(2, Math.min(COMFORT_CELL, Math.floor(256 / Math.max(rows, cols))));
+  // Full labels unless they would crowd out the cells: cut to what fits in 40% of the room.
+  let length = labelLength ?? LABEL_LENGTH;
+  const widest = (n) => Math.max(0, ...rowLabels.map((label) => labelEm(shortLabel(label, n)))) * font;
+  while (length > 2 && widest(length) > room * 0.4) length--;
+  const geometryAt = (cell) => heatmapGeometry({ rows, cols, rowLabels, colLabels, cell, font, labelLength: length });
+  const fits = (cell, k) => k * (geometryAt(cell).width + gap) - gap <= room;
+  let columns = 1;
+  while (columns < count && fits(target, columns + 1)) columns++;
+  let cell = target;
+  if (cellSize === undefined) {
+    // Grow the cell while the row of panels still fits (each step re-measures the labels'
+    // overhang, which depends on the cell through the rotation), or shrink it until one fits.
+    while (cell < MAX_CELL && fits(cell + 1, columns)) cell++;
+    while (cell > 1 && !fits(cell, columns)) cell--;
+  }
+  return { columns, cell, labelLength: length, geometry: geometryAt(cell) };
 }
 
 /** The cell at (x, y) in the geometry's units, or null outside the grid. */
