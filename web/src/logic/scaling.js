@@ -1,0 +1,71 @@
+// Why attention divides by √D, as numbers from real runs: the variance of the unscaled scores
+// Q·Kᵀ grows with D (each score sums D products), so without the scale the softmax saturates
+// toward one-hot as D grows; divided by √D the variance stays put. No DOM:
+// tests/js/scaling.test.js.
+
+/** Head widths the lesson's slider offers. */
+export const SCALING_DS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+
+/** Mean and variance (population) of the finite values of `data`. */
+export function meanVariance(data) {
+  let n = 0;
+  let mean = 0;
+  let m2 = 0;
+  for (const v of data) {
+    if (!Number.isFinite(v)) continue;
+    n++;
+    const d = v - mean; // Welford: stable for a few hundred thousand values
+    mean += d / n;
+    m2 += d * (v - mean);
+  }
+  return { mean, variance: n ? m2 / n : 0, count: n };
+}
+
+/** Softmax of a row with max subtraction; −∞ entries get 0. */
+export function softmax(row) {
+  let max = -Infinity;
+  for (const v of row) if (v > max) max = v;
+  if (max === -Infinity) return row.map(() => 0);
+  const exps = row.map((v) => Math.exp(v - max));
+  const sum = exps.reduce((a, b) => a + b, 0);
+  return exps.map((v) => v / sum);
+}
+
+/** Mean over rows of the largest weight of a [rows, cols] matrix (flat): 1/cols uniform, 1 one-hot. */
+export function meanRowMax(flat, rows, cols) {
+  let sum = 0;
+  for (let r = 0; r < rows; r++) {
+    let max = 0;
+    for (let c = 0; c < cols; c++) max = Math.max(max, flat[r * cols + c]);
+    sum += max;
+  }
+  return sum / rows;
+}
+
+/** The lesson's probe: one head of width D, T tokens (4…32, the run's T), the run's seed. */
+export function scalingProbe(D, { T, seed = 0 }) {
+  return { B: 1, T: Math.max(4, Math.min(32, T)), C: D, H: 1, seed };
+}
+
+/**
+ * What one head of width D shows, from a run of scalingProbe(D): the variance of the scores with
+ * and without the scale, and how peaked the softmax is each way (mean largest weight), with
+ * query 0's weights both ways for the picture.
+ */
+export function scalingPoint(run) {
+  const { T, Tk, D } = run.summary;
+  const scores = run.step('scores').data;
+  const scaled = run.step('scaled').data;
+  const unscaledWeights = new Float64Array(T * Tk);
+  for (let r = 0; r < T; r++) unscaledWeights.set(softmax(Array.from(scores.subarray(r * Tk, (r + 1) * Tk))), r * Tk);
+  const weights = run.step('weights').data;
+  return {
+    D, T,
+    unscaled: meanVariance(scores).variance,
+    scaled: meanVariance(scaled).variance,
+    peakUnscaled: meanRowMax(unscaledWeights, T, Tk),
+    peakScaled: meanRowMax(weights, T, Tk),
+    rowUnscaled: Array.from(unscaledWeights.subarray(0, Tk)),
+    rowScaled: Array.from(weights.subarray(0, Tk)),
+  };
+}
