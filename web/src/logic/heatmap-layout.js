@@ -34,7 +34,7 @@ export const labelEm = (text) => [...text].reduce((sum, ch) => sum + (/[\u2e80-\
  * labelled (the rest read '' and the hover readout names them).
  */
 export function heatmapGeometry({ rows, cols, rowLabels, colLabels, cell = 24, font = 11, labelLength = 6, labelStep }) {
-  const step = labelStep ?? Math.max(1, Math.ceil((font + 2) / cell));
+  const step = labelStep ?? Math.max(1, Math.ceil(font / cell));
   const shown = (labels) => labels.map((label, i) => (i % step === 0 ? shortLabel(label, labelLength) : ''));
   const rowText = shown(rowLabels);
   const colText = shown(colLabels);
@@ -70,14 +70,16 @@ export const LABEL_LENGTH = 16;
  * length (else LABEL_LENGTH, and labels are cut further only when they would take more than 40%
  * of the width). `gap` is the space a panel needs around it. Returns { columns, cell, geometry }.
  */
-export function panelGrid({ width, count, rows, cols, rowLabels, colLabels, cellSize, labelLength, font = 12, gap = 14 }) {
+export function panelGrid({ width, count, rows, cols, rowLabels, colLabels, cellSize, labelLength, font: largest = 12, gap = 14 }) {
   const room = Math.max(120, width);
   const target = cellSize ?? Math.max(2, Math.min(COMFORT_CELL, Math.floor(256 / Math.max(rows, cols))));
   // Full labels unless they would crowd out the cells: cut to what fits in 40% of the room.
   let length = labelLength ?? LABEL_LENGTH;
-  const widest = (n) => Math.max(0, ...rowLabels.map((label) => labelEm(shortLabel(label, n)))) * font;
+  const widest = (n) => Math.max(0, ...rowLabels.map((label) => labelEm(shortLabel(label, n)))) * largest;
   while (length > 2 && widest(length) > room * 0.4) length--;
-  const geometryAt = (cell) => heatmapGeometry({ rows, cols, rowLabels, colLabels, cell, font, labelLength: length });
+  // Type shrinks with the cells down to 9 px, so that rows of 9–12 px cells keep every label.
+  const fontAt = (cell) => Math.max(9, Math.min(largest, cell));
+  const geometryAt = (cell) => heatmapGeometry({ rows, cols, rowLabels, colLabels, cell, font: fontAt(cell), labelLength: length });
   const fits = (cell, k) => k * (geometryAt(cell).width + gap) - gap <= room;
   let columns = 1;
   while (columns < count && fits(target, columns + 1)) columns++;
@@ -143,4 +145,24 @@ export function maskedPath(geometry, masked, gap = 1) {
     }
   }
   return parts.join('');
+}
+
+/**
+ * The mean over heads of a [B, H, Tq, Tk] step, as a [B, 1, Tq, Tk] step: what PyTorch's
+ * nn.MultiheadAttention returns as its weights by default (need_weights=True,
+ * average_attn_weights=True), there shaped [B, Tq, Tk]. Masked scores (−∞) stay −∞.
+ */
+export function averageOverHeads(step) {
+  const [B, H, Tq, Tk] = step.shape;
+  const block = Tq * Tk;
+  const data = new Float32Array(B * block);
+  for (let b = 0; b < B; b++) {
+    const sums = new Float64Array(block);
+    for (let h = 0; h < H; h++) {
+      const offset = (b * H + h) * block;
+      for (let i = 0; i < block; i++) sums[i] += step.data[offset + i];
+    }
+    for (let i = 0; i < block; i++) data[b * block + i] = sums[i] / H;
+  }
+  return { ...step, shape: [B, 1, Tq, Tk], data, averaged: H };
 }
