@@ -63,6 +63,13 @@ for (const button of document.querySelectorAll('[data-lang]')) {
   });
 }
 
+// "Skip to the walkthrough": the walkthrough sits inside the playground's shadow root, where a
+// fragment link cannot reach; without scripts the link still goes to the playground.
+document.querySelector('a.skip')?.addEventListener('click', (event) => {
+  event.preventDefault();
+  playground.focusWalkthrough();
+});
+
 document.addEventListener('keydown', (event) => {
   if (event.target !== document.body || event.altKey || event.ctrlKey || event.metaKey) return;
   const walkthrough = playground.shadowRoot?.querySelector('mha-walkthrough');

@@ -4,7 +4,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { ARTIFACTS, TIMEOUT, cellCentre, deep, heatmapCells, launch, openPage } from './harness.js';
-import { scaleFor } from '../../web/src/logic/colors.js';
+import { heatmapScales, scaleFor } from '../../web/src/logic/colors.js';
+import { heatmapPanels } from '../../web/src/logic/heatmap-layout.js';
 import { shapeText } from '../../web/src/logic/format.js';
 import { STRINGS } from '../../web/src/text/translate.js';
 import { DEFAULT_TOKENS, decodeState } from '../../web/src/logic/page-state.js';
@@ -84,8 +85,11 @@ test('heatmaps: B·H of them with tokens, rows of weights sum to 1, values and m
   const groups = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.group.shared').map((g) => g.querySelectorAll('figure.panel').length));
   assert.deepEqual(groups, [2, 2, 2, 2], 'GQA: two query heads per shared K/V head box');
   const T = 5;
-  const scale = scaleFor(weights);
+  // The default scale of weights: relative to each row's uniform weight, shared by the panels drawn.
+  const isMasked = (i) => masked.data[i] === -Infinity;
+  const scales = heatmapScales(weights, heatmapPanels(weights, config.Hkv), 'uniform', isMasked);
   for (const panel of panels) {
+    const scale = scales[panel.b * config.H + panel.h];
     assert.deepEqual(panel.rows, ['我', '爱', '深度学习', '模型', '！']);
     // Every cell is drawn in the colour of the engine's weight at that (query, key), and exactly
     // the engine's masked cells are hatched.
@@ -95,7 +99,7 @@ test('heatmaps: B·H of them with tokens, rows of weights sum to 1, values and m
       const i = ((panel.b * config.H + panel.h) * T + cell.r) * T + cell.c;
       const isMasked = masked.data[i] === -Infinity;
       assert.equal(cell.hatched, isMasked, `mask at b${panel.b} h${panel.h} (${cell.r},${cell.c})`);
-      assert.equal(cell.color, isMasked ? '#e8e8e8' : scale.color(weights.data[i]), `colour at b${panel.b} h${panel.h} (${cell.r},${cell.c})`);
+      assert.equal(cell.color, isMasked ? '#e8e8e8' : scale.color(weights.data[i], cell.r), `colour at b${panel.b} h${panel.h} (${cell.r},${cell.c})`);
     }
   }
   // The table view holds the selected head's exact values: the engine's, and each row sums to 1.
@@ -143,17 +147,18 @@ test('a T=128 heatmap: one canvas pixel per cell, exact values on hover and in t
   const HEATMAP = ['mha-playground', 'mha-heatmap'];
   let run = env.engine.run(config);
   await page.locator('mha-heatmap figure.panel[data-h="7"]').waitFor();
-  assert.equal(await page.locator('mha-heatmap figure.panel').count(), 1, 'over the cell budget only the selected head is drawn');
+  assert.equal(await page.locator('mha-heatmap figure.panel').count(), 12, 'all twelve heads, as small multiples');
+  assert.equal(await page.locator('mha-heatmap figure.panel[aria-current="true"]').getAttribute('data-h'), '7');
   const check = async (weights, masked, label) => {
     const shown = await heatmapCells(page, HEATMAP, { b: 0, h: 7, rows: T, cols: T });
     assert.deepEqual(shown.canvas, [T, T], 'one pixel per cell, not one element per cell');
-    const scale = scaleFor(weights);
+    const isMasked = (i) => masked.data[i] === -Infinity;
+    const scale = heatmapScales(weights, heatmapPanels(weights, 12), 'uniform', isMasked)[7];
     const offset = 7 * T * T;
     for (const cell of shown.cells) {
       const i = offset + cell.r * T + cell.c;
-      const isMasked = masked.data[i] === -Infinity;
-      if (cell.hatched !== isMasked) assert.fail(`${label}: mask at (${cell.r},${cell.c})`);
-      const expected = isMasked ? '#e8e8e8' : scale.color(weights.data[i]);
+      if (cell.hatched !== isMasked(i)) assert.fail(`${label}: mask at (${cell.r},${cell.c})`);
+      const expected = isMasked(i) ? '#e8e8e8' : scale.color(weights.data[i], cell.r);
       if (cell.color !== expected) assert.fail(`${label}: colour at (${cell.r},${cell.c}) is ${cell.color}, expected ${expected}`);
     }
   };
@@ -256,7 +261,7 @@ test('typing in a control while scrolled far down leaves every section drawn whe
         return { id: node.getAttribute('aria-labelledby'), empty: parts.filter((part) => part.getBoundingClientRect().height === 0).map((part) => part.localName + (part.className ? `.${part.className}` : '')) };
       });
       // Empty by design: no error, no warnings, the embed box until asked for.
-      assert.deepEqual(drawn.empty.filter((name) => !/^(p\.error|ul\.warnings|div\.embed)/.test(name)), [], `${when}: section ${drawn.id} has parts with no height`);
+      assert.deepEqual(drawn.empty.filter((name) => !/^(p\.error|ul\.warnings|div\.embed|p\.stale-note|p\.tokens-notice|p\.note torch-status)/.test(name)), [], `${when}: section ${drawn.id} has parts with no height`);
     }
   };
   await page.locator('mha-playground input[name="C"]').fill('16');
@@ -265,7 +270,7 @@ test('typing in a control while scrolled far down leaves every section drawn whe
   // The same from the top of the page into the quiz, far below.
   await page.evaluate(() => scrollTo(0, 0));
   await page.locator('mha-playground li[data-question="D"] input').fill('8');
-  await page.locator('mha-playground li[data-question="D"] button').click();
+  await page.locator('mha-playground li[data-question="D"] button[data-action="check"]').click();
   await page.locator('mha-playground li[data-question="D"] .verdict[data-ok="true"]').waitFor();
   await allDrawn('after answering in the quiz');
   assert.ok(await page.locator('mha-walkthrough button[data-action="next"]').isVisible(), 'the walkthrough can be used');
@@ -368,7 +373,10 @@ test('language: follows the browser, switches, is remembered, and covers the pag
     return words;
   });
   // Names that stay Latin in Chinese text: the tensors' ids, the key name, the technologies.
-  const allowed = new Set(['softmax', 'float32', 'scores', 'weights', 'Enter', 'xtensor', 'WebAssembly', 'script', 'iframe']);
+  // API names in the PyTorch panel stay as PyTorch writes them (nn.MultiheadAttention, nn.Linear,
+  // state dict, out_proj.weight, transpose, Hugging Face).
+  const allowed = new Set(['softmax', 'float32', 'scores', 'weights', 'Enter', 'xtensor', 'WebAssembly', 'script', 'iframe',
+    'PyTorch', 'MultiheadAttention', 'Linear', 'weight', 'state', 'State', 'transpose', 'Hugging']);
   assert.deepEqual(latinWords.filter((w) => !allowed.has(w) && !/^(mha|lens)$/i.test(w)), []);
   // The engine's own message, in Chinese, next to the control at fault.
   let expected;
@@ -475,7 +483,7 @@ test('the mistakes panel shows real wrong versions and the self-test checks answ
   const answers = { D: run5.summary.D, scores: `[${run5.step('scores').shape.join(', ')}]`, q_heads: run5.step('q_heads').shape.join('×'), weights: run5.step('weights').numel, params: run5.summary.parameterCount };
   for (const [id, answer] of Object.entries(answers)) {
     await page.locator(`mha-playground li[data-question="${id}"] input`).fill(String(answer));
-    await page.locator(`mha-playground li[data-question="${id}"] button`).click();
+    await page.locator(`mha-playground li[data-question="${id}"] button[data-action="check"]`).click();
     await page.locator(`mha-playground li[data-question="${id}"] .verdict[data-ok="true"]`).waitFor();
   }
   await page.locator('mha-playground li[data-question="scores"] input').fill('[2,2,4,4]');

@@ -127,8 +127,9 @@ test('the grid fills the width: more panels side by side on a wide screen, cells
   const wide = panelGrid({ width: 1100, count: 4, rows: 4, cols: 4, rowLabels: tokens, colLabels: tokens });
   const phone = panelGrid({ width: 320, count: 4, rows: 4, cols: 4, rowLabels: tokens, colLabels: tokens });
   assert.equal(wide.columns, 4);
-  assert.ok(wide.columns * (wide.geometry.width + 14) - 14 <= 1100);
-  assert.ok(phone.columns * (phone.geometry.width + 14) - 14 <= 320, 'fits a phone');
+  assert.ok(wide.columns * (wide.geometry.width + 8) + (wide.columns - 1) * 8 <= 1100);
+  assert.ok(phone.columns * (phone.geometry.width + 8) + (phone.columns - 1) * 8 <= 320, 'fits a phone');
+  assert.equal(phone.columns, 2, 'two heads side by side on a phone');
   assert.deepEqual(wide.geometry.rowText, tokens, 'full-length labels where they fit: "learning", not "learn…"');
   assert.deepEqual(phone.geometry.rowText, tokens);
   const big = Array.from({ length: 128 }, (_, i) => `w${i}`);

@@ -3,6 +3,7 @@
 // they draw. Every new run, whatever its source, is announced once with `mha-run`.
 import { MhaError } from '../engine/engine.js';
 import { CONFIG_ATTRIBUTES, configFromAttributes, configFromProperty } from '../model/config-input.js';
+import { rememberCatalogue } from '../model/shape-formula.js';
 import { PageError } from '../text/page-error.js';
 import { el, langOf } from './dom.js';
 import { engineLoadError, getEngine } from './page-engine.js';
@@ -17,7 +18,8 @@ export const SOURCE_ATTRIBUTES = [...CONFIG_ATTRIBUTES, 'for'];
  * own config or the element named by `for`), and drawing. Source attributes recompute the run;
  * any other attribute redraws once per task. A subclass implements `acceptRun(run, tokens)` (a new
  * run arrived) and `draw()` (paint the shadow root; called only while connected), and may
- * implement `followStep(id)` (the followed element moved to step `id`).
+ * implement `followStep(id)` (the followed element moved to step `id`) and `providesOwnData()`
+ * (true while it shows data that needs no run, such as a heatmap's precomputed attention).
  */
 export class RunElement extends HTMLElement {
   #external = false;
@@ -31,7 +33,7 @@ export class RunElement extends HTMLElement {
 
   connectedCallback() {
     this.render();
-    if (!this.#external) this.#source.refresh();
+    if (!this.#external && !this.providesOwnData()) this.#source.refresh();
   }
 
   disconnectedCallback() { this.#source.disconnect(); }
@@ -39,7 +41,8 @@ export class RunElement extends HTMLElement {
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue) return;
     if (SOURCE_ATTRIBUTES.includes(name)) {
-      if (!this.#external && this.isConnected) this.#source.refresh();
+      if (!this.#external && this.isConnected && !this.providesOwnData()) this.#source.refresh();
+      else if (this.providesOwnData()) this.scheduleRender();
     } else {
       this.scheduleRender();
     }
@@ -69,6 +72,21 @@ export class RunElement extends HTMLElement {
 
   followStep() {}
 
+  /** True while the element shows data that needs no run (it then runs no config of its own). */
+  providesOwnData() { return false; }
+
+  /** Runs its own config (or follows `for`) again, after detachSource(). */
+  attachSource() {
+    this.#external = false;
+    if (this.isConnected) this.#source.refresh();
+  }
+
+  /** Stops running its own config or following another element (its data comes from elsewhere now). */
+  detachSource() {
+    this.#external = true;
+    this.#source.disconnect();
+  }
+
   /** Draws now; a draw already scheduled is dropped. */
   render() {
     this.#renderQueued = false;
@@ -95,7 +113,10 @@ export class RunSource {
   #apply;
   #followed = null;
   // A run this element already shows (two elements that follow each other) is not taken again.
-  #onRun = (event) => { if (event.detail.run !== this.#host.run) this.#apply(event.detail.run, event.detail.tokens); };
+  // Also a run it shows with new labels (the same run, other tokens).
+  #onRun = (event) => {
+    if (event.detail.run !== this.#host.run || event.detail.tokens !== this.#host.tokens) this.#apply(event.detail.run, event.detail.tokens);
+  };
   #onStep = (event) => this.#step?.(event.detail.step);
   #step;
   #ticket = 0;
@@ -131,6 +152,7 @@ export class RunSource {
       return this.#error(engineLoadError(error));
     }
     if (ticket !== this.#ticket) return undefined; // a newer config arrived while the engine loaded
+    rememberCatalogue(engine.catalogue);
     let run;
     try {
       run = engine.run(config);
@@ -155,12 +177,19 @@ export class RunSource {
   }
 
   #error(error) {
-    const { code, field, message } = error;
-    const root = this.#host.shadowRoot;
-    root.querySelector(':scope > .element-error')?.remove();
-    if (!this.#host.run) root.replaceChildren(); // nothing to keep: the message replaces "loading"
-
-    root.prepend(el('p', { class: 'error element-error', role: 'alert', 'data-field': field }, error.messageIn(langOf(this.#host))));
-    this.#host.dispatchEvent(new CustomEvent('mha-error', { bubbles: true, composed: true, detail: { code, field, message } }));
+    showElementError(this.#host, error, { keep: Boolean(this.#host.run) });
   }
+}
+
+/**
+ * Shows `error` (an MhaError or PageError) at the top of `host`'s shadow root, in the element's
+ * language, and fires `mha-error`. `keep`: what the element shows stays below the message.
+ */
+export function showElementError(host, error, { keep = false } = {}) {
+  const { code, field, message } = error;
+  const root = host.shadowRoot;
+  root.querySelector(':scope > .element-error')?.remove();
+  if (!keep) root.replaceChildren(); // nothing to keep: the message replaces "loading"
+  root.prepend(el('p', { class: 'error element-error', role: 'alert', 'data-field': field }, error.messageIn(langOf(host))));
+  host.dispatchEvent(new CustomEvent('mha-error', { bubbles: true, composed: true, detail: { code, field, message } }));
 }

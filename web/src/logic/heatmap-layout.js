@@ -46,8 +46,8 @@ export function heatmapGeometry({ rows, cols, rowLabels, colLabels, cell = 24, f
   const top = Math.ceil(rotate ? widestCol * 0.87 + 10 : font + 8);
   return {
     rows, cols, cell, font, left, top, rotate, rowText, colText, labelStep: step,
-    // A rotated label leans right, past the last column.
-    width: left + cols * cell + (rotate ? Math.ceil(widestCol * 0.5) : 2),
+    // A rotated label leans right, past the last column (from the middle of its cell).
+    width: left + cols * cell + (rotate ? Math.max(2, Math.ceil(widestCol * 0.5 - cell / 2 + 2)) : 2),
     height: top + rows * cell + 2,
     cellX: (c) => left + c * cell,
     cellY: (r) => top + r * cell,
@@ -56,21 +56,22 @@ export function heatmapGeometry({ rows, cols, rowLabels, colLabels, cell = 24, f
 
 /** The largest cell, in CSS pixels: bigger only makes the seed example's four tokens sprawl. */
 export const MAX_CELL = 40;
-/** Cells a small heatmap keeps (so its labels and values stay readable) before panels wrap. */
-export const COMFORT_CELL = 20;
+/** Cells a small heatmap keeps before panels wrap (two heads side by side on a 360 px phone). */
+export const COMFORT_CELL = 12;
 /** Labels are shown at their full length up to this many characters unless an author says. */
 export const LABEL_LENGTH = 16;
 
 /**
  * The small multiples of one heatmap: how many panels sit side by side in `width` CSS pixels and
  * how big a cell is, so that the grid fills the width. Each panel aims for a cell that keeps a
- * panel's cells about 256 px wide (20 px for the seed example's 4 tokens, 2 px at 128 tokens),
+ * panel's cells about 256 px wide (12 px for the seed example's 4 tokens, 2 px at 128 tokens),
  * as many panels as fit at that size go on a row, and the cell then grows to fill the row (up to
  * MAX_CELL). `cellSize` (an author's `cell-size`) fixes the cell; `labelLength` caps the label
  * length (else LABEL_LENGTH, and labels are cut further only when they would take more than 40%
- * of the width). `gap` is the space a panel needs around it. Returns { columns, cell, geometry }.
+ * of the width). `frame` is what a panel adds around its picture (border, padding), `gap` the space
+ * between two panels. Returns { columns, cell, labelLength, geometry }.
  */
-export function panelGrid({ width, count, rows, cols, rowLabels, colLabels, cellSize, labelLength, font: largest = 12, gap = 14 }) {
+export function panelGrid({ width, count, rows, cols, rowLabels, colLabels, cellSize, labelLength, font: largest = 12, frame = 8, gap = 8 }) {
   const room = Math.max(120, width);
   const target = cellSize ?? Math.max(2, Math.min(COMFORT_CELL, Math.floor(256 / Math.max(rows, cols))));
   // Full labels unless they would crowd out the cells: cut to what fits in 40% of the room.
@@ -80,7 +81,7 @@ export function panelGrid({ width, count, rows, cols, rowLabels, colLabels, cell
   // Type shrinks with the cells down to 9 px, so that rows of 9–12 px cells keep every label.
   const fontAt = (cell) => Math.max(9, Math.min(largest, cell));
   const geometryAt = (cell) => heatmapGeometry({ rows, cols, rowLabels, colLabels, cell, font: fontAt(cell), labelLength: length });
-  const fits = (cell, k) => k * (geometryAt(cell).width + gap) - gap <= room;
+  const fits = (cell, k) => k * (geometryAt(cell).width + frame) + (k - 1) * gap <= room;
   let columns = 1;
   while (columns < count && fits(target, columns + 1)) columns++;
   let cell = target;

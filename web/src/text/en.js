@@ -235,7 +235,7 @@ export const EN = {
 
   // The self-test panel.
   'quiz.title': 'Self-test',
-  'quiz.intro': 'Questions from the current configuration. Answers are checked against this run.',
+  'quiz.intro': 'Questions from the current configuration, and a few about the ideas. Answers are checked against this run; write a shape with numbers or with axis names ([B,H,Tq,Tk]).',
   'quiz.D': 'C = {C}, H = {H}: what is D?',
   'quiz.scoresShape': 'What is the shape of scores?',
   'quiz.qHeadsShape': 'What is the shape of q_heads?',
@@ -246,7 +246,7 @@ export const EN = {
   'quiz.check': 'Check',
   'quiz.right': 'Right.',
   'quiz.wrong': 'Not quite: the answer is {answer}.',
-  'quiz.more': 'Another D question',
+  'quiz.more': 'Another question',
   'quiz.shapePlaceholder': 'e.g. [1,2,3,4]',
   'quiz.numberPlaceholder': 'a number',
 
@@ -315,10 +315,10 @@ export const EN = {
 
   // <mha-heatmap>: colour scales, the average over heads, the picker, the seeded-weights note.
   'hm.scale': 'Colour scale',
-  'hm.scale.uniform': 'relative to uniform (1/Tk in the middle)',
-  'hm.scale.head': 'per head (its min to max)',
-  'hm.scale.fixed': 'fixed 0 to 1',
-  'hm.scale.shared': 'shared by all heads (0 in the middle)',
+  'hm.scale.uniform': 'relative to uniform',
+  'hm.scale.head': 'per head',
+  'hm.scale.fixed': 'fixed 0–1',
+  'hm.scale.shared': 'shared, 0 in the middle',
   'hm.uniformMid': '1/{n} = {v}',
   'hm.uniformRows': 'middle = 1/n, n = the keys a query sees',
   'hm.average': 'Average over heads',
@@ -350,4 +350,57 @@ export const EN = {
   'torch.error.ragged': '{name} is not rectangular: its nested lists differ in depth.',
   'torch.error.missing': '{name} is missing.',
   'torch.error.notSquare': 'out_proj.weight has {n} numbers; it is [C, C], so that must be a square number.',
+
+  // The PyTorch panel (playground/torch-panel.js).
+  'torch.title': 'PyTorch\'s layout: in_proj_weight',
+  'torch.layout': 'nn.MultiheadAttention keeps the three input projections in one tensor, in_proj_weight, of shape [3C, C] = [{C3}, {C}]: rows 0–{a} are W_q, rows {b}–{c} W_k, rows {d}–{e} W_v, each stored as nn.Linear stores a weight, [out_features, in_features]. nn.Linear computes x·Wᵀ + b, so the walkthrough\'s Wq (Q = X·Wq) is in_proj_weight[0:C].T.',
+  'torch.pictureLabel': 'in_proj_weight [{C3}, {C}] split into three [{C}, {C}] blocks, each transposed into W_q, W_k and W_v',
+  'torch.inProjCorner': 'in_proj_weight[0:{n}, 0:{n}] (first {n} rows and columns)',
+  'torch.wqCorner': 'Wq[0:{n}, 0:{n}] (this run)',
+  'torch.pair': 'The same numbers, transposed: in_proj_weight[0][1] = Wq[1][0] = {v} (highlighted on the left).',
+  'torch.grouped': 'With fewer K/V heads (GQA/MQA) PyTorch\'s nn.MultiheadAttention has no in_proj_weight: such models keep separate q_proj, k_proj and v_proj weights (paste them below).',
+  'torch.out': 'out_proj.weight is W_oᵀ the same way; the biases (in_proj_bias [3C], out_proj.bias [C]) need no transpose.',
+  'torch.pasteTitle': 'Run your own layer\'s weights',
+  'torch.pasteHint': 'Paste a state dict as JSON: nn.MultiheadAttention\'s (in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias) or separate projections (q_proj, k_proj, v_proj, out_proj, as in Hugging Face BERT and GPT-style modules). C comes from the weights; H is not in a state dict: the run uses the H set above, which must divide C. The inputs stay seeded.',
+  'torch.paste': 'State dict (JSON)',
+  'torch.run': 'Run with these weights',
+  'torch.seeded': 'Back to seeded weights',
+  'torch.refused': 'Not run, nothing changed.',
+  'torch.running': 'Running with the pasted weights (C = {C}). They are not in the page\'s URL.',
+
+  // The 1/√D card (playground/scaling-card.js).
+  'scaling.title': 'Why divide by √D',
+  'scaling.why': 'Each score is a dot product of D pairs of features, so its variance grows with D. Large scores push softmax to one-hot (one key takes almost all the weight, and its gradient vanishes); dividing by √D brings the variance back.',
+  'scaling.own': 'This run (D = {D}): the variance of Q·Kᵀ is {unscaled}; of Q·Kᵀ/√D, {scaled}.',
+  'scaling.slider': 'One head of width D = {D}',
+  'scaling.probe': 'D = {D} (one head, T = {T}, seed 0): variance of Q·Kᵀ {unscaled}, of Q·Kᵀ/√D {scaled}. Mean largest weight per query: {peakUnscaled} without the scale, {peakScaled} with it (uniform: {uniform}).',
+  'scaling.rowsLabel': 'Query 0\'s weights over the keys at D = {D}, without and with the scale',
+  'scaling.without': 'without 1/√D',
+  'scaling.with': 'with 1/√D',
+  'scaling.varUnscaled': 'variance of Q·Kᵀ',
+  'scaling.varScaled': 'variance of Q·Kᵀ/√D',
+  'scaling.chartLabel': 'Log-log chart of the scores\' variance against D: unscaled from {low} to {high}, scaled stays near {scaled}',
+
+  // The self-test's new questions and verdicts.
+  'quiz.reveal': 'Show the answer',
+  'quiz.tryAgain': 'Not yet. Try again, or show the answer.',
+  'quiz.coincidenceShape': 'These numbers are right, but so are those of {wrong}, a common wrong answer, because {equal} here. Which axes do you mean? Answer with their names, such as [B, …], or try the example where all sizes differ.',
+  'quiz.coincidenceCount': 'This number is right, but {wrong} gives it too, because {equal} here. Which axes did you multiply? Answer as a product of axis names, such as B·H·…, or try the example where all sizes differ.',
+  'quiz.softmaxAxis': 'Softmax turns each row of the scores into weights. Along which axis does it run (dim = −1)?',
+  'quiz.transpose': 'What does Q.transpose(1, 2) change?',
+  'quiz.transpose.values': 'the values',
+  'quiz.transpose.count': 'the number of elements',
+  'quiz.transpose.order': 'only the order of the axes (the strides): no value changes or moves in memory',
+  'quiz.transpose.heads': 'the number of heads',
+  'quiz.divisible': 'With C = {C} and H = {H}, which step fails first?',
+
+  // The playground: the all-sizes-different example, a cut link, a stale view, the page's limits.
+  'ctl.distinct': 'Example with all sizes different (B=2, T=3, H=4, D=5, C=20)',
+  'ctl.cut': 'This link held the labels of the first {given} of {total} tokens; the others are named t{given}, t{next}, …. The run is the same: values do not depend on the labels.',
+  'stale.note': 'Not updated: the configuration has an error (see the configuration). This still shows the last valid one: {config}.',
+  'error.seeSplit': 'See step {n}, where the split view(B, T, H, D) needs C = H · D',
+  'page.memoryCap': 'This config needs {needed} of memory, above this page\'s limit of {cap}: {largest} alone take {largest_bytes}. Lower {lower}.',
+  'page.memoryAddressable': 'This config needs {needed} of memory, more than the engine can address ({limit}): {largest} alone take {largest_bytes}. Lower {lower}.',
+  'page.listOr': '{list} or {last}',
+  'page.listSeparator': ', ',
 };

@@ -234,7 +234,7 @@ export const ZH = {
 
   // The self-test panel.
   'quiz.title': '自测',
-  'quiz.intro': '题目来自当前配置，答案按本次运行检查。',
+  'quiz.intro': '题目来自当前配置，也有几道关于概念的题。答案按本次运行检查；形状可以用数字写，也可以用轴名写（[B,H,Tq,Tk]）。',
   'quiz.D': 'C = {C}，H = {H}：D 是多少？',
   'quiz.scoresShape': 'scores 的形状是什么？',
   'quiz.qHeadsShape': 'q_heads 的形状是什么？',
@@ -245,7 +245,7 @@ export const ZH = {
   'quiz.check': '检查',
   'quiz.right': '正确。',
   'quiz.wrong': '不对：答案是 {answer}。',
-  'quiz.more': '再来一道 D 的题',
+  'quiz.more': '再来一道题',
   'quiz.shapePlaceholder': '例如 [1,2,3,4]',
   'quiz.numberPlaceholder': '一个数',
 
@@ -314,10 +314,10 @@ export const ZH = {
 
   // <mha-heatmap>: colour scales, the average over heads, the picker, the seeded-weights note.
   'hm.scale': '颜色刻度',
-  'hm.scale.uniform': '相对均匀分布（中间为 1/Tk）',
-  'hm.scale.head': '每个头单独（从最小到最大）',
-  'hm.scale.fixed': '固定 0 到 1',
-  'hm.scale.shared': '所有头共用（中间为 0）',
+  'hm.scale.uniform': '相对均匀分布',
+  'hm.scale.head': '每个头单独',
+  'hm.scale.fixed': '固定 0–1',
+  'hm.scale.shared': '各头共用，中间为 0',
   'hm.uniformMid': '1/{n} = {v}',
   'hm.uniformRows': '中间 = 1/n，n 为该查询能看到的键数',
   'hm.average': '对各头取平均',
@@ -349,4 +349,57 @@ export const ZH = {
   'torch.error.ragged': '{name} 不是矩形的：各个嵌套列表的深度不同。',
   'torch.error.missing': '缺少 {name}。',
   'torch.error.notSquare': 'out_proj.weight 有 {n} 个数；它是 [C, C]，个数必须是平方数。',
+
+  // The PyTorch panel (playground/torch-panel.js).
+  'torch.title': 'PyTorch 的布局：in_proj_weight',
+  'torch.layout': 'nn.MultiheadAttention 把三个输入投影放在同一个张量 in_proj_weight 里，形状是 [3C, C] = [{C3}, {C}]：第 0–{a} 行是 W_q，第 {b}–{c} 行是 W_k，第 {d}–{e} 行是 W_v，每一块都按 nn.Linear 存权重的方式存放，即 [out_features, in_features]。nn.Linear 计算的是 x·Wᵀ + b，所以讲解里的 Wq（Q = X·Wq）就是 in_proj_weight[0:C].T。',
+  'torch.pictureLabel': 'in_proj_weight [{C3}, {C}] 被分成三块 [{C}, {C}]，各自转置后得到 W_q、W_k、W_v',
+  'torch.inProjCorner': 'in_proj_weight[0:{n}, 0:{n}]（前 {n} 行和前几列）',
+  'torch.wqCorner': 'Wq[0:{n}, 0:{n}]（本次运行）',
+  'torch.pair': '同样的数，只是转置了：in_proj_weight[0][1] = Wq[1][0] = {v}（左边高亮处）。',
+  'torch.grouped': 'K/V 头较少时（GQA/MQA），PyTorch 的 nn.MultiheadAttention 没有 in_proj_weight：这类模型分别保存 q_proj、k_proj、v_proj 的权重（可粘贴在下面）。',
+  'torch.out': 'out_proj.weight 同样是 W_oᵀ；偏置（in_proj_bias [3C]、out_proj.bias [C]）不需要转置。',
+  'torch.pasteTitle': '运行你自己那一层的权重',
+  'torch.pasteHint': '以 JSON 粘贴一个 state dict：nn.MultiheadAttention 的（in_proj_weight、in_proj_bias、out_proj.weight、out_proj.bias），或分开的投影（q_proj、k_proj、v_proj、out_proj，如 Hugging Face 的 BERT 和 GPT 类模块）。C 由权重决定；state dict 里没有 H：运行使用上面设置的 H，它必须整除 C。输入仍由种子生成。',
+  'torch.paste': 'State dict（JSON）',
+  'torch.run': '用这些权重运行',
+  'torch.seeded': '回到种子生成的权重',
+  'torch.refused': '没有运行，什么都没有改变。',
+  'torch.running': '正在使用粘贴的权重运行（C = {C}）。它们不在本页的 URL 里。',
+
+  // The 1/√D card (playground/scaling-card.js).
+  'scaling.title': '为什么要除以 √D',
+  'scaling.why': '每个分数是 D 对特征的点积，所以方差随 D 增大。分数越大，softmax 越接近独热（一个键几乎拿走全部权重，它的梯度也随之消失）；除以 √D 把方差拉回来。',
+  'scaling.own': '本次运行（D = {D}）：Q·Kᵀ 的方差是 {unscaled}；Q·Kᵀ/√D 的方差是 {scaled}。',
+  'scaling.slider': '一个宽度为 D = {D} 的头',
+  'scaling.probe': 'D = {D}（一个头，T = {T}，种子 0）：Q·Kᵀ 的方差 {unscaled}，Q·Kᵀ/√D 的方差 {scaled}。每个查询最大权重的平均值：不缩放 {peakUnscaled}，缩放 {peakScaled}（均匀分布：{uniform}）。',
+  'scaling.rowsLabel': 'D = {D} 时查询 0 在各个键上的权重：不缩放与缩放',
+  'scaling.without': '不除以 √D',
+  'scaling.with': '除以 √D',
+  'scaling.varUnscaled': 'Q·Kᵀ 的方差',
+  'scaling.varScaled': 'Q·Kᵀ/√D 的方差',
+  'scaling.chartLabel': '对数坐标图：分数的方差随 D 变化；不缩放从 {low} 增到 {high}，缩放后保持在 {scaled} 附近',
+
+  // The self-test's new questions and verdicts.
+  'quiz.reveal': '显示答案',
+  'quiz.tryAgain': '还不对。再试一次，或者显示答案。',
+  'quiz.coincidenceShape': '这些数字是对的，但常见的错误答案 {wrong} 在这里也给出同样的数字，因为这里 {equal}。你指的是哪些轴？请用轴名回答，例如 [B, …]，或者试试各尺寸都不同的例子。',
+  'quiz.coincidenceCount': '这个数是对的，但 {wrong} 在这里也得到它，因为这里 {equal}。你乘的是哪些轴？请写成轴名的乘积，例如 B·H·…，或者试试各尺寸都不同的例子。',
+  'quiz.softmaxAxis': 'softmax 把分数的每一行变成权重。它沿哪个轴计算（dim = −1）？',
+  'quiz.transpose': 'Q.transpose(1, 2) 改变了什么？',
+  'quiz.transpose.values': '数值',
+  'quiz.transpose.count': '元素个数',
+  'quiz.transpose.order': '只有轴的顺序（步长）：没有数值改变，也没有在内存中移动',
+  'quiz.transpose.heads': '头的个数',
+  'quiz.divisible': '当 C = {C}、H = {H} 时，哪一步最先出错？',
+
+  // The playground: the all-sizes-different example, a cut link, a stale view, the page's limits.
+  'ctl.distinct': '各尺寸都不同的例子（B=2、T=3、H=4、D=5、C=20）',
+  'ctl.cut': '这个链接只保存了 {total} 个词元中前 {given} 个的名字；其余的命名为 t{given}、t{next}……。运行结果相同：数值与词元名无关。',
+  'stale.note': '未更新：配置有错误（见“配置”）。这里显示的仍是上一个有效的配置：{config}。',
+  'error.seeSplit': '查看第 {n} 步：拆头 view(B, T, H, D) 要求 C = H · D',
+  'page.memoryCap': '这个配置需要 {needed} 内存，超过了本页的上限 {cap}：仅{largest}就占 {largest_bytes}。请减小 {lower}。',
+  'page.memoryAddressable': '这个配置需要 {needed} 内存，超过了引擎能寻址的 {limit}：仅{largest}就占 {largest_bytes}。请减小 {lower}。',
+  'page.listOr': '{list} 或 {last}',
+  'page.listSeparator': '、',
 };
