@@ -71,6 +71,7 @@ export class MhaPlaygroundElement extends HTMLElement {
   #run = null;
   #runTokens = [];
   #configKey = null; // the config last run, so a blur's change event does not redraw the same run
+  #failed = false; // the engine refused that config (its message is shown)
   #panels = null; // the panels and elements, built for one language
   #cut = null; // { given, total }: the link held only some token labels
   #deferred = 0; // the panels below the heatmaps, updated after the frame (see #compute)
@@ -261,7 +262,8 @@ export class MhaPlaygroundElement extends HTMLElement {
     const key = `${lang} ${JSON.stringify(sizes)} ${weights ? this.#weightsId : 'seeded'}`;
     if (key === this.#configKey && !force) {
       // The same run: new words for its tokens are only labels (the values do not depend on them).
-      if (tokens.join('\u0000') !== this.#runTokens.join('\u0000')) this.#relabel(tokens);
+      // The same refused config keeps its message as it is (a click on its link must find it).
+      if (!this.#failed && tokens.join('\u0000') !== this.#runTokens.join('\u0000')) this.#relabel(tokens);
       this.#emitState();
       return;
     }
@@ -271,8 +273,11 @@ export class MhaPlaygroundElement extends HTMLElement {
     } catch (error) {
       if (!(error instanceof MhaError)) throw error;
       this.#refused(error);
+      this.#configKey = key;
+      this.#failed = true;
       return; // the last valid run stays on screen, marked as stale
     }
+    this.#failed = false;
     controls.clearErrors();
     this.#markStale(false);
     this.#configKey = key;
@@ -341,7 +346,6 @@ export class MhaPlaygroundElement extends HTMLElement {
       ? { text: t('error.seeSplit', { n: split + 1 }), run: () => this.#goToStep(this.#run.steps[split].id) }
       : null;
     controls.showError(error.field, pageErrorText(error, lang, this.#engine.messages), action);
-    this.#configKey = null;
     this.#markStale(true);
     this.dispatchEvent(new CustomEvent('mha-error', { bubbles: true, composed: true, detail: { code: error.code, field: error.field, message: error.message } }));
   }
