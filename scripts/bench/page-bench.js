@@ -29,6 +29,7 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
 
 const SIZES = [
   { name: 'toy B=2 T=4 C=8 H=2', B: 2, T: 4, C: 8, H: 2, budgetMs: 16 },
+  { name: 'B=2 T=128 C=768 H=12', B: 2, T: 128, C: 768, H: 12, budgetMs: 100 },
   { name: 'B=1 T=128 C=768 H=12', B: 1, T: 128, C: 768, H: 12, budgetMs: 100 },
 ];
 

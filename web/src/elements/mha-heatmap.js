@@ -12,7 +12,7 @@
 // Attributes: step, batch, head, only, pinned, scale, average, cell-size, label-length,
 // trained-href, lang. Fires `mha-select`.
 import { formatCount, formatValue } from '../logic/format.js';
-import { heatmapScaleKinds, heatmapScales, rampColors } from '../logic/colors.js';
+import { heatmapScaleKinds, heatmapScales, legendNumbers, rampColors } from '../logic/colors.js';
 import { averageOverHeads, heatmapPanels, keyLabels, maskedPath, panelGrid, canvasCellPixels } from '../logic/heatmap-layout.js';
 import { parseAttention, readAttention } from '../logic/attention-file.js';
 import { parseTokens } from '../model/config-input.js';
@@ -615,20 +615,4 @@ function safeProtocol(url) {
   } catch {
     return '';
   }
-}
-
-/**
- * A legend's numbers for a panel's scale: [low, middle (or null), high] as text, and a note when
- * the middle differs from row to row (uniform under a mask: 1/n of the keys each query sees).
- */
-export function legendNumbers(scale, step, t) {
-  const number = (v) => formatValue(v, 3);
-  if (scale.kind === 'uniform') {
-    if (scale.mid !== null) {
-      return { numbers: [number(scale.min), t('hm.uniformMid', { n: step.shape[3], v: number(scale.mid) }), number(scale.max)], note: null };
-    }
-    return { numbers: [`−${number(scale.extent)}`, '1/n', `+${number(scale.extent)}`], note: t('hm.uniformRows') };
-  }
-  if (scale.ramp === 'viridis') return { numbers: [number(scale.min), null, number(scale.max)], note: null };
-  return { numbers: [number(scale.min), number(0), number(scale.max)], note: null };
 }

@@ -382,7 +382,7 @@ export class MhaWalkthroughElement extends RunElement {
       const shown = Math.min(width * MAX_PX_PER_UNIT, available);
       font = Math.max(5, LABEL_PX / (shown / width));
     }
-    const every = Math.max(1, Math.ceil((font * 1.1) / UNIT));
+    const every = Math.max(1, Math.ceil(font / UNIT - 0.05));
     const pad = Math.ceil(Math.max(14, font + 5));
     const height = layout.height * UNIT + pad + 4;
     const picture = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': t('wt.pictureLabel', { step: stepTitle(t, step.id, this.#run.summary), shape: shapeText(step.shape) }) },

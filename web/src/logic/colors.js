@@ -2,6 +2,7 @@
 // viridis (perceptually uniform, monotone in lightness) for weights in [0, 1], and a purple–white–
 // orange diverging map for signed values (purple/orange stay distinct for red–green deficiencies).
 // No DOM: tests/js/colors.test.js checks them.
+import { formatValue } from './format.js';
 
 const VIRIDIS = [
   [68, 1, 84], [72, 36, 117], [65, 68, 135], [53, 95, 141], [42, 120, 142], [33, 145, 140],
@@ -80,8 +81,9 @@ export function heatmapScaleKinds(step) {
  * are hatched, not coloured, and left out of every range).
  *   fixed    weights on viridis from 0 to 1;
  *   head     each panel from its own min to its max (weights, viridis) or ±its largest |value|;
- *   uniform  each weight minus the uniform weight of its row (1/n, n the keys the query sees: Tk
- *            without a mask), on the diverging map, ±the largest deviation of all the panels;
+ *   uniform  each weight against the uniform weight of its row (1/n, n the keys the query sees: Tk
+ *            without a mask), on the diverging map: purple below it down to the smallest weight,
+ *            orange above it up to the largest (of all the panels);
  *   shared   signed values, ±the largest |value| of the whole step (0 stays neutral).
  * Each scale: { kind, ramp ('viridis' | 'diverging'), min, max, mid (the neutral value, or null),
  * rowReference (uniform: true, the middle is 1/n of each row), color(v, r), rgbInto(v, out, at, r) }
@@ -90,20 +92,28 @@ export function heatmapScaleKinds(step) {
 export function heatmapScales(step, panels, kind, masked = () => false) {
   const data = step.data;
   if (kind === 'uniform') {
+    // Two slopes: weights below their row's uniform weight span the purple half, weights above it
+    // the orange half, each up to the largest deviation on its side (over all the panels), so
+    // the legend's ends are real weights (the smallest and the largest), not a symmetric range
+    // that reaches below 0.
     const references = panels.map((panel) => uniformReferences(panel, masked));
-    let extent = 0;
+    let below = 0;
+    let above = 0;
     panels.forEach((panel, p) => forEachCell(panel, masked, (i, r) => {
-      const d = Math.abs(data[i] - references[p][r]);
-      if (d > extent) extent = d;
+      const d = data[i] - references[p][r];
+      if (d < -below) below = -d;
+      if (d > above) above = d;
     }));
-    if (!(extent > 0)) extent = 1e-6; // exactly uniform: every cell neutral
+    below ||= 1e-6; // nothing below uniform: the purple half is never used
+    above ||= 1e-6;
     return references.map((reference) => {
       const mid = sameEverywhere(reference);
       const at = (v, r) => {
-        const u = ((v - reference[r]) / extent) * 0.5 + 0.5;
+        const d = v - reference[r];
+        const u = d < 0 ? 0.5 + (0.5 * d) / below : 0.5 + (0.5 * d) / above;
         return Number.isNaN(u) ? 0.5 : u; // NaN (or a row outside the panel): neutral
       };
-      return { kind, ramp: 'diverging', extent, min: mid === null ? -extent : mid - extent, max: mid === null ? extent : mid + extent, mid, rowReference: true,
+      return { kind, ramp: 'diverging', below, above, min: mid === null ? -below : mid - below, max: mid === null ? above : mid + above, mid, rowReference: true,
         color: (v, r = 0) => hex(sample(BLUE_ORANGE, at(v, r))),
         rgbInto: (v, out, o, r = 0) => sampleInto(BLUE_ORANGE, at(v, r), out, o) };
     });
@@ -175,6 +185,22 @@ function sameEverywhere(values) {
 /** Colours of a legend's ramp from its low end to its high end (n stops), for drawing it. */
 export function rampColors(ramp, n = 11) {
   return Array.from({ length: n }, (_, i) => (ramp === 'viridis' ? viridis(i / (n - 1)) : diverging((i / (n - 1)) * 2 - 1)));
+}
+
+/**
+ * A legend's numbers for a panel's scale: [low, middle (or null), high] as text, and a note when
+ * the middle differs from row to row (uniform under a mask: 1/n of the keys each query sees).
+ */
+export function legendNumbers(scale, step, t) {
+  const number = (v) => formatValue(v, 3);
+  if (scale.kind === 'uniform') {
+    if (scale.mid !== null) {
+      return { numbers: [number(scale.min), t('hm.uniformMid', { n: step.shape[3], v: number(scale.mid) }), number(scale.max)], note: null };
+    }
+    return { numbers: [`−${number(scale.below)}`, '1/n', `+${number(scale.above)}`], note: t('hm.uniformRows') };
+  }
+  if (scale.ramp === 'viridis') return { numbers: [number(scale.min), null, number(scale.max)], note: null };
+  return { numbers: [number(scale.min), number(0), number(scale.max)], note: null };
 }
 
 // One colour per axis name (Okabe–Ito palette), the same everywhere on the page. T and Tq are
