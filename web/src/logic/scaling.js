@@ -42,9 +42,12 @@ export function meanRowMax(flat, rows, cols) {
   return sum / rows;
 }
 
-/** The lesson's probe: one head of width D, T tokens (4…32, the run's T), the run's seed. */
-export function scalingProbe(D, { T, seed = 0 }) {
-  return { B: 1, T: Math.max(4, Math.min(32, T)), C: D, H: 1, seed };
+/** Tokens of the lesson's probe: enough keys for a softmax to show how peaked it is. */
+export const PROBE_T = 16;
+
+/** The lesson's probe: one head of width D over PROBE_T tokens (seed 0 unless given). */
+export function scalingProbe(D, { seed = 0 } = {}) {
+  return { B: 1, T: PROBE_T, C: D, H: 1, seed };
 }
 
 /**

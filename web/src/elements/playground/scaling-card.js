@@ -12,8 +12,7 @@ const CHART = { width: 320, height: 150, left: 40, right: 10, top: 10, bottom: 2
  * Returns { element, show(run) } (show: this run's own variance, in place).
  */
 export function scalingCard({ t, runOf, summary }) {
-  const probe = { T: summary.T, seed: 0 };
-  const points = SCALING_DS.map((D) => scalingPoint(runOf(scalingProbe(D, probe))));
+  const points = SCALING_DS.map((D) => scalingPoint(runOf(scalingProbe(D))));
   let at = Math.max(0, SCALING_DS.findIndex((D) => D >= summary.D));
   const own = el('p', { 'data-result': 'own' });
   const slider = el('input', { type: 'range', min: 0, max: SCALING_DS.length - 1, step: 1, value: at, id: 'scaling-d', class: 'scaling-slider' });

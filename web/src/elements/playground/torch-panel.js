@@ -15,6 +15,8 @@ export const TORCH_STYLES = sheet(`
 .torch textarea { width: 100%; font-family: var(--mha-mono, ui-monospace, Menlo, Consolas, monospace); font-size: 0.85em; border: 1px solid var(--line); border-radius: 6px; padding: 0.4em; background: var(--bg); color: var(--fg); }
 .torch .buttons { display: flex; flex-wrap: wrap; gap: 0.5em; margin: 0.4em 0; }
 .torch td.pair { background: color-mix(in srgb, #e69f00 25%, var(--bg)); }
+.torch .pair-tables { display: flex; flex-wrap: wrap; gap: 0.8em 1.6em; }
+.torch .pair-tables caption { white-space: nowrap; text-align: left; font-size: 0.85em; }
 `);
 
 const EXPORT_CODE = `import json, torch
