@@ -126,6 +126,7 @@ test('the average over heads: one panel per batch row, the mean of the heads, sa
     assert.deepEqual(shown.cells.map((cell) => cell.color), Array.from(mean.data.subarray(b * 16, b * 16 + 16), (v, i) => (isMasked(b * 16 + i) ? '#e8e8e8' : scales[b].color(v, Math.floor(i / 4)))));
   }
   await page.locator('mha-heatmap details.table-view summary').click();
+  await page.locator('mha-heatmap .table-view td').first().waitFor();
   const table = await deep(page, ($, $$) => $$(...['mha-playground', 'mha-heatmap'], '.table-view td').map((td) => Number(td.dataset.value)));
   assert.deepEqual(table.map(Math.fround), Array.from(mean.data.subarray(0, 16)));
   await noProblems(problems, page);

@@ -86,13 +86,16 @@ test('heatmap scales: relative to uniform by default for weights, and it shows t
   const lum = (scale) => cells(0).map((v) => luminance(scale.color(v, 0)));
   const range = (values) => Math.max(...values) - Math.min(...values);
   assert.ok(range(lum(uniform)) > 2 * range(lum(fixed)), 'relative to uniform spans far more of its ramp');
-  // 1/Tk is neutral; the smallest and the largest weight (over both heads) are the ramp's ends.
+  // 1/Tk is neutral; the largest deviation (over both heads) reaches an end of the ramp, and the
+  // legend's ends are the smallest and the largest weight, on the part of the ramp they reach.
   assert.equal(uniform.mid, 1 / 6);
   assert.equal(uniform.color(1 / 6, 0), diverging(0));
   const min = Math.min(...weights.data);
   const max = Math.max(...weights.data);
   assert.ok(Math.abs(uniform.min - min) < 1e-7 && Math.abs(uniform.max - max) < 1e-7, 'the legend\'s ends are real weights');
-  assert.deepEqual([uniform.color(max, 0), uniform.color(min, 0)], [diverging(1), diverging(-1)]);
+  assert.equal(uniform.extent, Math.max(max - 1 / 6, 1 / 6 - min));
+  assert.deepEqual([uniform.color(uniform.mid + uniform.extent, 0), uniform.color(uniform.mid - uniform.extent, 0)], [diverging(1), diverging(-1)]);
+  assert.ok(uniform.from >= 0 && uniform.to <= 1 && (uniform.from === 0 || uniform.to === 1));
 });
 
 test('per head: each panel from its own min to its max; masked cells are left out of every range', async () => {

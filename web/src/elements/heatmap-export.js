@@ -14,8 +14,8 @@ const RAMP_STOPS = 24; // the legend's ramp as solid steps: a PNG drawn from the
 
 /**
  * SVG text for one panel: `step` and `panel` (its cells), `scale` (its colour scale), `maskedAt`,
- * `labels` ({ rows, cols }), `title`, and `legend` ({ ramp, numbers: [low, middle or null, high]
- * as text, note }).
+ * `labels` ({ rows, cols }), `title`, and `legend` (colors.js legendNumbers and the ramp: { ramp,
+ * numbers: [low, middle or null, high] as text, note, from, to, midAt }).
  */
 export function exportSvgText({ step, panel, scale, maskedAt, labels, title, legend }) {
   const big = Math.max(panel.rows, panel.cols) > 32;
@@ -46,16 +46,22 @@ export function exportSvgText({ step, panel, scale, maskedAt, labels, title, leg
   }
   picture.append(cells);
 
-  // The legend under the cells: the ramp in solid steps, its numbers, and what the middle means.
+  // The legend under the cells: the part of the ramp the values reach, in solid steps, a tick
+  // where uniform (or 0) is, the numbers at its ends and under the tick, what the middle means.
   const legendTop = height + 8;
   const rampWidth = Math.min(240, Math.max(120, width - 16));
-  const colors = rampColors(legend.ramp, RAMP_STOPS);
+  const colors = rampColors(legend.ramp, RAMP_STOPS, legend.from ?? 0, legend.to ?? 1);
   const ramp = svg('g', { class: 'legend' }, colors.map((color, k) => svg('rect', { x: 8 + (k * rampWidth) / RAMP_STOPS, y: legendTop, width: rampWidth / RAMP_STOPS + 0.5, height: 12, fill: color })));
   const [low, middle, high] = legend.numbers.map((text) => (text === null ? null : xmlSafe(text)));
   ramp.append(svg('text', { x: 8, y: legendTop + 26, 'font-size': 11, fill: INK }, low));
-  if (middle !== null) ramp.append(svg('text', { x: 8 + rampWidth / 2, y: legendTop + 26, 'font-size': 11, fill: INK, 'text-anchor': 'middle' }, middle));
   ramp.append(svg('text', { x: 8 + rampWidth, y: legendTop + 26, 'font-size': 11, fill: INK, 'text-anchor': 'end' }, high));
   let bottom = legendTop + 30;
+  if (middle !== null) {
+    const x = 8 + rampWidth * (legend.midAt ?? 0.5);
+    ramp.append(svg('rect', { x: x - 0.6, y: legendTop - 2, width: 1.2, height: 16, fill: INK }),
+      svg('text', { x: Math.min(Math.max(x, 40), 8 + rampWidth - 40), y: legendTop + 40, 'font-size': 11, fill: INK, 'text-anchor': 'middle' }, middle));
+    bottom += 14;
+  }
   if (legend.note) {
     ramp.append(svg('text', { x: 8, y: bottom + 12, 'font-size': 10, fill: INK }, xmlSafe(legend.note)));
     bottom += 16;

@@ -489,11 +489,10 @@ export class MhaHeatmapElement extends RunElement {
   // uniform weight, what the middle means; the hatch when something is masked.
   #legend(step, hasMask, t) {
     const id = `legend-${++legendCount}`;
-    const ramp = step.op === 'softmax' && this.scale !== 'uniform' ? 'viridis' : 'diverging';
-    const stops = rampColors(ramp, 11);
+    const gradient = svg('linearGradient', { id });
+    const tick = svg('line', { y1: 0, y2: 14, stroke: '#1d1f24', 'stroke-width': 1.2, visibility: 'hidden' });
     const bar = svg('svg', { class: 'ramp', viewBox: '0 0 100 14', role: 'img', preserveAspectRatio: 'none' },
-      svg('defs', {}, svg('linearGradient', { id }, stops.map((color, i) => svg('stop', { offset: i / 10, 'stop-color': color })))),
-      svg('rect', { width: 100, height: 14, fill: `url(#${id})` }));
+      svg('defs', {}, gradient), svg('rect', { width: 100, height: 14, fill: `url(#${id})` }), tick);
     const low = el('span', { class: 'mono', 'data-legend': 'min' });
     const middle = el('span', { class: 'mono', 'data-legend': 'mid' });
     const high = el('span', { class: 'mono', 'data-legend': 'max' });
@@ -501,8 +500,13 @@ export class MhaHeatmapElement extends RunElement {
     const element = el('div', { class: 'legend' },
       el('span', { class: 'ramp-box' }, bar, el('span', { class: 'numbers' }, low, middle, high)), note,
       hasMask ? el('span', { class: 'swatch' }, svg('svg', { viewBox: '0 0 14 14', width: 14, height: 14, 'aria-hidden': 'true' }, hatchDefs('legend-hatch'), svg('rect', { width: 14, height: 14, fill: 'url(#legend-hatch)' })), ` ${t(step.id === 'weights' ? 'hm.maskedZero' : 'hm.maskedInf')}`) : null);
+    // The part of the ramp the values reach, with a tick where uniform (or 0) is.
     const fill = (scale) => {
       const numbers = legendNumbers(scale, step, t);
+      gradient.replaceChildren(...rampColors(scale.ramp, 11, numbers.from, numbers.to).map((color, i) => svg('stop', { offset: i / 10, 'stop-color': color })));
+      tick.setAttribute('x1', numbers.midAt * 100);
+      tick.setAttribute('x2', numbers.midAt * 100);
+      tick.setAttribute('visibility', numbers.numbers[1] === null ? 'hidden' : 'visible');
       low.textContent = numbers.numbers[0];
       middle.textContent = numbers.numbers[1] ?? '';
       high.textContent = numbers.numbers[2];

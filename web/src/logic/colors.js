@@ -81,9 +81,8 @@ export function heatmapScaleKinds(step) {
  * are hatched, not coloured, and left out of every range).
  *   fixed    weights on viridis from 0 to 1;
  *   head     each panel from its own min to its max (weights, viridis) or ±its largest |value|;
- *   uniform  each weight against the uniform weight of its row (1/n, n the keys the query sees: Tk
- *            without a mask), on the diverging map: purple below it down to the smallest weight,
- *            orange above it up to the largest (of all the panels);
+ *   uniform  each weight minus the uniform weight of its row (1/n, n the keys the query sees: Tk
+ *            without a mask), on the diverging map, ±the largest deviation of all the panels;
  *   shared   signed values, ±the largest |value| of the whole step (0 stays neutral).
  * Each scale: { kind, ramp ('viridis' | 'diverging'), min, max, mid (the neutral value, or null),
  * rowReference (uniform: true, the middle is 1/n of each row), color(v, r), rgbInto(v, out, at, r) }
@@ -92,10 +91,10 @@ export function heatmapScaleKinds(step) {
 export function heatmapScales(step, panels, kind, masked = () => false) {
   const data = step.data;
   if (kind === 'uniform') {
-    // Two slopes: weights below their row's uniform weight span the purple half, weights above it
-    // the orange half, each up to the largest deviation on its side (over all the panels), so
-    // the legend's ends are real weights (the smallest and the largest), not a symmetric range
-    // that reaches below 0.
+    // One slope on both sides (±the largest deviation from uniform, over all the panels), so a
+    // colour means the same deviation above and below: trained attention keeps its few strong
+    // keys strong and the rest pale, seeded attention spans the ramp. The legend draws only the
+    // part of the ramp real weights reach (`from`…`to`), from the smallest weight to the largest.
     const references = panels.map((panel) => uniformReferences(panel, masked));
     let below = 0;
     let above = 0;
@@ -104,16 +103,15 @@ export function heatmapScales(step, panels, kind, masked = () => false) {
       if (d < -below) below = -d;
       if (d > above) above = d;
     }));
-    below ||= 1e-6; // nothing below uniform: the purple half is never used
-    above ||= 1e-6;
+    const extent = Math.max(below, above) || 1e-6; // exactly uniform: every cell neutral
     return references.map((reference) => {
       const mid = sameEverywhere(reference);
       const at = (v, r) => {
-        const d = v - reference[r];
-        const u = d < 0 ? 0.5 + (0.5 * d) / below : 0.5 + (0.5 * d) / above;
+        const u = ((v - reference[r]) / extent) * 0.5 + 0.5;
         return Number.isNaN(u) ? 0.5 : u; // NaN (or a row outside the panel): neutral
       };
-      return { kind, ramp: 'diverging', below, above, min: mid === null ? -below : mid - below, max: mid === null ? above : mid + above, mid, rowReference: true,
+      return { kind, ramp: 'diverging', extent, below, above, from: 0.5 - (0.5 * below) / extent, to: 0.5 + (0.5 * above) / extent,
+        min: mid === null ? -below : mid - below, max: mid === null ? above : mid + above, mid, rowReference: true,
         color: (v, r = 0) => hex(sample(BLUE_ORANGE, at(v, r))),
         rgbInto: (v, out, o, r = 0) => sampleInto(BLUE_ORANGE, at(v, r), out, o) };
     });
@@ -182,9 +180,15 @@ function sameEverywhere(values) {
   return values.length ? values[0] : null;
 }
 
-/** Colours of a legend's ramp from its low end to its high end (n stops), for drawing it. */
-export function rampColors(ramp, n = 11) {
-  return Array.from({ length: n }, (_, i) => (ramp === 'viridis' ? viridis(i / (n - 1)) : diverging((i / (n - 1)) * 2 - 1)));
+/**
+ * Colours of a legend's ramp (n stops) from `from` to `to` (the part of the ramp in use, 0…1):
+ * a scale relative to uniform draws only what its weights reach.
+ */
+export function rampColors(ramp, n = 11, from = 0, to = 1) {
+  return Array.from({ length: n }, (_, i) => {
+    const u = from + ((to - from) * i) / (n - 1);
+    return ramp === 'viridis' ? viridis(u) : diverging(u * 2 - 1);
+  });
 }
 
 /**
@@ -194,13 +198,15 @@ export function rampColors(ramp, n = 11) {
 export function legendNumbers(scale, step, t) {
   const number = (v) => formatValue(v, 3);
   if (scale.kind === 'uniform') {
+    // The middle (uniform) sits where it falls between the smallest and the largest weight.
+    const at = scale.to > scale.from ? (0.5 - scale.from) / (scale.to - scale.from) : 0.5;
     if (scale.mid !== null) {
-      return { numbers: [number(scale.min), t('hm.uniformMid', { n: step.shape[3], v: number(scale.mid) }), number(scale.max)], note: null };
+      return { numbers: [number(scale.min), t('hm.uniformMid', { n: step.shape[3], v: number(scale.mid) }), number(scale.max)], note: null, from: scale.from, to: scale.to, midAt: at };
     }
-    return { numbers: [`−${number(scale.below)}`, '1/n', `+${number(scale.above)}`], note: t('hm.uniformRows') };
+    return { numbers: [`−${number(scale.below)}`, '1/n', `+${number(scale.above)}`], note: t('hm.uniformRows'), from: scale.from, to: scale.to, midAt: at };
   }
-  if (scale.ramp === 'viridis') return { numbers: [number(scale.min), null, number(scale.max)], note: null };
-  return { numbers: [number(scale.min), number(0), number(scale.max)], note: null };
+  if (scale.ramp === 'viridis') return { numbers: [number(scale.min), null, number(scale.max)], note: null, from: 0, to: 1, midAt: 0.5 };
+  return { numbers: [number(scale.min), number(0), number(scale.max)], note: null, from: 0, to: 1, midAt: 0.5 };
 }
 
 // One colour per axis name (Okabe–Ito palette), the same everywhere on the page. T and Tq are
