@@ -210,12 +210,17 @@ test('a new seed changes the numbers in place: same elements, the new run\'s val
     return node.mhaProbe ?? null;
   }), { kept, value });
   await mark('kept');
-  // On screen the mistakes are patched in place (off screen they are swapped, as nothing is laid out).
-  await page.locator('mha-playground section.mistakes').scrollIntoViewIfNeeded();
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   await page.locator('mha-walkthrough details.layout summary').click();
   await page.locator('mha-playground li[data-question="D"] input').fill('4');
-  await page.locator('mha-playground input[name="seed"]').fill('7');
+  // On screen the mistakes are patched in place (off screen they are swapped, as nothing is laid
+  // out): with them on screen, the seed is typed without scrolling to it.
+  await page.locator('mha-playground section.mistakes').scrollIntoViewIfNeeded();
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await page.evaluate(() => {
+    const seed = document.querySelector('mha-playground').shadowRoot.querySelector('input[name="seed"]');
+    seed.value = '7';
+    seed.dispatchEvent(new Event('input', { bubbles: true }));
+  });
   const run = env.engine.run({ ...CLASSIC, seed: 7 });
   const rightValues = () => deep(page, ($, $$) => $$('mha-playground', '[data-mistake="softmaxOverQueries"] [data-side="right"] td[data-value]').map((td) => Number(td.dataset.value)));
   const expected = Array.from(run.step('weights').data.subarray(0, 16));

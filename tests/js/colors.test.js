@@ -148,3 +148,28 @@ test('every heatmap scale writes the same bytes as its colour, and its ramp has 
   assert.deepEqual([rampColors('viridis', 3)[0], rampColors('viridis', 3)[2]], [viridis(0), viridis(1)]);
   assert.deepEqual([rampColors('diverging', 3)[0], rampColors('diverging', 3)[1]], [diverging(-1), diverging(0)]);
 });
+
+import { paintPanel } from '../../web/src/logic/colors.js';
+
+test('paintPanel writes the bytes rgbInto writes, cell by cell, masked cells in their own colour', async () => {
+  const engine = await getTestEngine();
+  const run = engine.run({ B: 1, T: 7, C: 12, H: 3, mask: 'causal', seed: 2 });
+  const masked = run.step('masked');
+  const isMasked = (i) => masked.data[i] === -Infinity;
+  for (const step of [run.step('weights'), run.step('scaled')]) {
+    const panels = heatmapPanels(step, 3);
+    for (const kind of heatmapScaleKinds(step)) {
+      const scales = heatmapScales(step, panels, kind, isMasked);
+      for (const [p, panel] of panels.entries()) {
+        const fast = new Uint8ClampedArray(49 * 4);
+        paintPanel(scales[p], step.data, panel, isMasked, fast, [1, 2, 3]);
+        const slow = new Uint8ClampedArray(49 * 4);
+        for (let j = 0; j < 49; j++) {
+          if (isMasked(panel.offset + j)) slow.set([1, 2, 3, 255], j * 4);
+          else scales[p].rgbInto(step.data[panel.offset + j], slow, j * 4, Math.floor(j / 7));
+        }
+        assert.deepEqual(Array.from(fast), Array.from(slow), `${step.id} ${kind} panel ${p}`);
+      }
+    }
+  }
+});

@@ -464,10 +464,11 @@ export class MhaHeatmapElement extends RunElement {
   #repaint() {
     const { step, kind, maskedAt, hasMask, t } = this.#view;
     const { geometry, pictures, legend, table, readout, tip } = this.#built;
-    const scales = heatmapScales(step, pictures.map((picture) => picture.panel), kind, maskedAt);
+    const masked = hasMask ? maskedAt : null;
+    const scales = heatmapScales(step, pictures.map((picture) => picture.panel), kind, masked);
     const gap = canvasCellPixels(geometry) === 1 ? 0 : 1;
     pictures.forEach((picture, k) => {
-      paintCells(picture.canvas, step.data, picture.panel, geometry, scales[k], maskedAt);
+      paintCells(picture.canvas, step.data, picture.panel, geometry, scales[k], masked);
       picture.mask.setAttribute('d', hasMask ? maskedPath(geometry, (r, c) => maskedAt(picture.panel.offset + r * picture.panel.cols + c), gap) : '');
       picture.range.textContent = kind === 'head' ? `${formatValue(scales[k].min, 3)}–${formatValue(scales[k].max, 3)}` : '';
     });

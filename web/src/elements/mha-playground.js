@@ -117,7 +117,10 @@ export class MhaPlaygroundElement extends HTMLElement {
     this.#compute({ force: true });
   }
 
-  /** The last valid run (stays when the controls hold an invalid config). */
+  /**
+   * The last valid run (stays when the controls hold an invalid config). A new run releases the
+   * one before it (Run.release()): keep values you need beyond that as copies.
+   */
   get run() { return this.#run; }
 
   /** The token labels of that run. */
@@ -281,6 +284,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     controls.clearErrors();
     this.#markStale(false);
     this.#configKey = key;
+    const previous = this.#run;
     this.#run = run;
     this.#runTokens = tokens;
     controls.showRun(run);
@@ -305,15 +309,20 @@ export class MhaPlaygroundElement extends HTMLElement {
     heatmap.run = run;
     this.#updatePanels();
     this.dispatchEvent(new CustomEvent('mha-run', { detail: { run, tokens: this.#runTokens } }));
+    // Everything shows the new run now (elements that follow this one took it from mha-run): the
+    // previous run's arrays go at once instead of waiting for the garbage collector, so that the
+    // next run's snapshots reuse their memory (at T = 128 a run is megabytes of new arrays).
+    if (previous && previous !== run) previous.release();
     this.#emitState();
   }
 
-  // The panels below the heatmaps (lessons, PyTorch, mistakes, self-test) are drawn after the
-  // frame that shows the new run: a change of a control repaints what is on screen first, and
-  // these sections (mostly off screen, with content-visibility: auto) follow a task later.
+  // The panels below the heatmaps (lessons, PyTorch, mistakes, self-test) are drawn when the main
+  // thread is idle after the frame that shows the new run: a change of a control repaints what is
+  // on screen first, and while a reader drags a slider or types, these sections (mostly off
+  // screen, with content-visibility: auto) are drawn once, for the run the reader stops at.
   #updatePanels() {
     const ticket = ++this.#deferred;
-    requestAnimationFrame(() => setTimeout(() => {
+    const update = () => {
       if (ticket !== this.#deferred || !this.#run) return;
       const { lessons, torch, mistakes, quiz } = this.#panels;
       lessons.show(this.#run);
@@ -321,7 +330,8 @@ export class MhaPlaygroundElement extends HTMLElement {
       mistakes.show(this.#run, this.#runTokens);
       quiz.show(this.#run);
       this.dispatchEvent(new CustomEvent('mha-panels', { detail: { run: this.#run } }));
-    }, 0));
+    };
+    requestAnimationFrame(() => (typeof requestIdleCallback === 'function' ? requestIdleCallback(update, { timeout: 2000 }) : setTimeout(update, 0)));
   }
 
   // Only the labels changed: the same run, shown with the new tokens everywhere they appear.

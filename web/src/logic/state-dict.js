@@ -79,8 +79,12 @@ export function parseStateDict(text) {
  */
 export function inProjWeight({ Wq, Wk, Wv }, C) {
   const out = new Float32Array(3 * C * C);
-  [Wq, Wk, Wv].forEach((W, part) => {
-    for (let r = 0; r < C; r++) for (let c = 0; c < C; c++) out[(part * C + r) * C + c] = W[c * C + r];
-  });
+  for (let r = 0; r < 3 * C; r++) for (let c = 0; c < C; c++) out[r * C + c] = inProjAt({ Wq, Wk, Wv }, C, r, c);
   return out;
+}
+
+/** in_proj_weight[r][c] alone (a corner for the page, without building the [3C, C] copy). */
+export function inProjAt({ Wq, Wk, Wv }, C, r, c) {
+  const W = [Wq, Wk, Wv][Math.floor(r / C)];
+  return W[c * C + (r % C)];
 }

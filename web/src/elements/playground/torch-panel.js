@@ -3,7 +3,7 @@
 // run's own weights; and a box to paste a state dict (JSON) whose weights the page then runs
 // (engine.fromTorch, or engine.fromLinear for separate q/k/v/out projections).
 import { formatValue } from '../../logic/format.js';
-import { inProjWeight, parseStateDict } from '../../logic/state-dict.js';
+import { inProjAt, parseStateDict } from '../../logic/state-dict.js';
 import { el, svg } from '../dom.js';
 import { sheet } from '../styles.js';
 import { block } from './frame.js';
@@ -93,15 +93,14 @@ export class TorchPanel {
   #corner(weights, C) {
     const t = this.#t;
     const n = Math.min(CORNER, C);
-    const inProj = inProjWeight(weights, C);
     const matrix = (title, value) => el('table', { class: 'matrix' },
       el('caption', {}, title),
       Array.from({ length: n }, (_, r) => el('tr', {}, Array.from({ length: n }, (_, c) => el('td', { class: r === 0 && c === 1 ? 'pair mono' : 'mono', 'data-value': value(r, c) }, formatValue(value(r, c), 3))))));
     return el('div', { class: 'corner' },
       el('div', { class: 'pair-tables' },
-        matrix(t('torch.inProjCorner', { n }), (r, c) => inProj[r * C + c]),
+        matrix(t('torch.inProjCorner', { n }), (r, c) => inProjAt(weights, C, r, c)),
         matrix(t('torch.wqCorner', { n }), (r, c) => weights.Wq[r * C + c])),
-      el('p', { class: 'note' }, t('torch.pair', { v: formatValue(inProj[1], 3) })));
+      el('p', { class: 'note' }, t('torch.pair', { v: formatValue(inProjAt(weights, C, 0, 1), 3) })));
   }
 }
 
