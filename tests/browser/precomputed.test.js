@@ -126,6 +126,10 @@ test('cell-size and label-length are the author\'s; one sentence is one batch ro
   assert.deepEqual(grid.labels, ['t…', 'c…', 's…', 'on', 't…', 'm…']);
   await page.locator('#two figure.panel').first().waitFor();
   assert.equal(await page.locator('#two figure.panel').count(), 4, 'b="2": two batch rows of 2 heads');
+  // Its own config has seeded weights: the note, without a link (no trained-href on this page).
+  assert.equal(await page.locator('#sized .seeded-note').count(), 1);
+  assert.equal(await page.locator('#sized .seeded-note a').count(), 0);
+  assert.equal(await page.locator('#file .seeded-note').count(), 0, 'precomputed attention is a trained model\'s');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -73,7 +73,6 @@ export class MhaHeatmapElement extends RunElement {
 
   #run = null;
   #tokens = null;
-  #seeded = false;
   #attention = null; // precomputed attention (logic/attention-file.js), or null
   #attentionStep = null;
   #ownData = false; // precomputed attention was given (even if it was refused)
@@ -132,13 +131,6 @@ export class MhaHeatmapElement extends RunElement {
 
   get run() { return this.#run; }
   set run(run) { this.takeRun(run, this.#tokens); }
-
-  /** True when the weights on screen are seeded (random): the heatmap then says what that means. */
-  get seeded() { return this.#seeded; }
-  set seeded(value) {
-    this.#seeded = Boolean(value);
-    this.scheduleRender();
-  }
 
   /**
    * Precomputed attention to draw instead of a run: nested arrays [H][Tq][Tk] or [B][H][Tq][Tk],
@@ -363,7 +355,7 @@ export class MhaHeatmapElement extends RunElement {
     // repaints the numbers: no new elements, so no style or layout work for the whole heatmap.
     const key = JSON.stringify([lang, step.id, shown.shape, summary.Hkv, panels.map((p) => `${p.b}.${p.h}`), labels, Boolean(maskedAt), kind,
       Boolean(averaged), this.#layoutKey(layout), this.hasAttribute('pinned'), this.batch, this.head, this.#steps().map((s) => s.id),
-      this.#seeded, this.getAttribute('trained-href'), this.#attention?.title ?? null]);
+      this.seeded, this.getAttribute('trained-href'), this.#attention?.title ?? null]);
     if (this.#built?.key === key && this.shadowRoot.contains(this.#built.section)) {
       this.#repaint();
       return;
@@ -401,7 +393,7 @@ export class MhaHeatmapElement extends RunElement {
     const notes = el('div', { class: 'notes' },
       this.#attention?.title ? el('p', { class: 'attention-title' }, this.#attention.title) : null,
       this.#attention?.source ? el('p', { class: 'note attention-source' }, this.#attention.source) : null,
-      this.#seeded && step.op === 'softmax' ? this.#seededNote(t) : null,
+      this.seeded && !this.#attention && step.op === 'softmax' ? this.#seededNote(t) : null,
       averaged ? el('p', { class: 'note average-note' }, t('hm.averageNote', { H: summary.H })) : null);
     const picker = panels.length < all.length ? this.#picker(t, summary, Boolean(averaged), panels.length, all.length) : null;
 

@@ -126,6 +126,9 @@ export class MhaPlaygroundElement extends HTMLElement {
   /** The token labels of that run. */
   get tokens() { return this.#runTokens; }
 
+  /** True while the weights are seeded (random), false with a pasted state dict's. */
+  get seeded() { return !this.#weights; }
+
   /** { given, total }: the page's link held the labels of the first `given` of `total` tokens. */
   set tokensCut(cut) {
     this.#cut = cut;

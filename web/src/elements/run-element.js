@@ -23,6 +23,7 @@ export const SOURCE_ATTRIBUTES = [...CONFIG_ATTRIBUTES, 'for'];
  */
 export class RunElement extends HTMLElement {
   #external = false;
+  #seeded = false;
   #source = new RunSource(this, (run, tokens) => this.#accept(run, tokens), { onStep: (id) => this.followStep(id) });
   #renderQueued = false;
 
@@ -46,6 +47,17 @@ export class RunElement extends HTMLElement {
     } else {
       this.scheduleRender();
     }
+  }
+
+  /**
+   * True when the run's weights are seeded (random): set by the element's own config (no
+   * `weights`), taken from an element it follows, or set by whoever hands it a run.
+   */
+  get seeded() { return this.#seeded; }
+  set seeded(value) {
+    if (this.#seeded === Boolean(value)) return;
+    this.#seeded = Boolean(value);
+    this.scheduleRender();
   }
 
   /** Config in the walkthrough's names ({B, T, C, H, …, tokens}); the element runs it itself. */
@@ -115,6 +127,7 @@ export class RunSource {
   // A run this element already shows (two elements that follow each other) is not taken again.
   // Also a run it shows with new labels (the same run, other tokens).
   #onRun = (event) => {
+    this.#host.seeded = Boolean(this.#followed?.seeded);
     if (event.detail.run !== this.#host.run || event.detail.tokens !== this.#host.tokens) this.#apply(event.detail.run, event.detail.tokens);
   };
   #onStep = (event) => this.#step?.(event.detail.step);
@@ -140,6 +153,7 @@ export class RunSource {
       this.#followed = target;
       target.addEventListener('mha-run', this.#onRun);
       target.addEventListener('mha-step', this.#onStep);
+      host.seeded = Boolean(target.seeded);
       if (target.run) this.#apply(target.run, target.tokens);
       return undefined;
     }
@@ -161,6 +175,7 @@ export class RunSource {
       return this.#error(error);
     }
     this.#host.shadowRoot.querySelector(':scope > .element-error')?.remove();
+    this.#host.seeded = config.weights === undefined || config.weights === null;
     this.#apply(run, tokens);
     return undefined;
   }
