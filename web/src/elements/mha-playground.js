@@ -162,7 +162,7 @@ export class MhaPlaygroundElement extends HTMLElement {
     const controls = new ControlsPanel({ t, lang, extra: importPanel.element, onChange: () => this.#fromControls(), onDistinct: () => this.#distinct() });
     const lessons = new LessonsPanel({ t, summaryOf: this.#summaryOf, runOf: this.#runOf });
     const torch = new TorchPanel({ t, lang, apply: (stateDict) => this.#applyStateDict(stateDict), reset: () => this.#seededWeights() });
-    const mistakes = new MistakesPanel({ t, runOf: this.#runOf });
+    const mistakes = new MistakesPanel({ t });
     const quiz = new QuizPanel({ t, practice: this.#panels?.quiz.practice, answers: this.#panels?.quiz.answers, onDistinct: () => this.#distinct() });
     const exports = new ExportPanel({ t, lang, embedBase: () => this.getAttribute('embed-base') ?? new URL('./', document.baseURI).href,
       view: () => ({ state: this.#state, config: engineConfig(this.#state, lang), tokens: this.#runTokens, run: this.#run }) });

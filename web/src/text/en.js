@@ -225,7 +225,7 @@ export const EN = {
   'mistakes.holdsText': 'token “{token}”, head {h}\'s features',
   'mistakes.noScale': 'Leaving out 1/√D',
   'mistakes.peak': 'Mean largest weight per query: {wrong} without the scale, {right} with it (uniform would be {uniform}).',
-  'mistakes.trend': 'As D grows the unscaled softmax saturates toward one-hot (mean largest weight, one head, T = 8):',
+  'mistakes.trend': 'As D grows, the unscaled softmax saturates: see “Why divide by √D” above, with its D slider.',
 
   // Sizes that are equal, so a mix-up hides.
   'equal.transposeK': '{a} = {b} = {n}: forgetting to transpose K raises no shape error here.',

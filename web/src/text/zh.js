@@ -224,7 +224,7 @@ export const ZH = {
   'mistakes.holdsText': '词元“{token}”的第 {h} 个头的特征',
   'mistakes.noScale': '漏掉 1/√D',
   'mistakes.peak': '每个查询的最大权重平均值：不缩放 {wrong}，缩放 {right}（均匀分布为 {uniform}）。',
-  'mistakes.trend': '随着 D 增大，不缩放的 softmax 趋于独热（一个头、T = 8 时最大权重的平均值）：',
+  'mistakes.trend': '随着 D 增大，不缩放的 softmax 会饱和：见上面的“为什么要除以 √D”和它的 D 滑块。',
 
   // Sizes that are equal, so a mix-up hides.
   'equal.transposeK': '{a} = {b} = {n}：这里忘了转置 K 也不会报形状错误。',
