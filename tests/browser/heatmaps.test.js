@@ -275,3 +275,19 @@ test('a URL for 1,200 tokens stays under the limit and opens the same run, sayin
   await context.close();
   await reopened.context.close();
 });
+
+test('T = 128 on a 360 px phone: the small multiples fit, in English and Chinese', opts, async () => {
+  const tokens = Array.from({ length: 128 }, (_, i) => `w${i}`).join('+');
+  for (const lang of ['en', 'zh']) {
+    const { page, context, problems } = await openPage(env.browser, env.url, { query: `?lang=${lang}&tokens=${tokens}&c=768&h=12&mask=causal`, width: 360, height: 740 });
+    await page.locator('mha-heatmap figure.panel[data-h="11"]').waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `page is ${overflow}px wider than the screen`);
+    const widths = await deep(page, ($, $$) => [$('mha-playground', 'mha-heatmap').getBoundingClientRect().right,
+      Math.max(...$$('mha-playground', 'mha-heatmap', 'figure.panel').map((figure) => figure.getBoundingClientRect().right))]);
+    assert.ok(widths[1] <= widths[0] + 1, `panels end at ${widths[1]}px, the element at ${widths[0]}px`);
+    await page.locator('mha-heatmap').screenshot({ path: `${ARTIFACTS}heatmaps-T128-${lang}-360.png` });
+    await noProblems(problems, page);
+    await context.close();
+  }
+});

@@ -93,7 +93,7 @@ test('heatmap scales: relative to uniform by default for weights, and it shows t
   const min = Math.min(...weights.data);
   const max = Math.max(...weights.data);
   assert.ok(Math.abs(uniform.min - min) < 1e-7 && Math.abs(uniform.max - max) < 1e-7, 'the legend\'s ends are real weights');
-  assert.equal(uniform.extent, Math.max(max - 1 / 6, 1 / 6 - min));
+  assert.ok(Math.abs(uniform.extent - Math.max(max * 6 - 1, 1 - min * 6)) < 1e-6, 'the largest |w·n − 1|');
   assert.deepEqual([uniform.color(uniform.mid + uniform.extent, 0), uniform.color(uniform.mid - uniform.extent, 0)], [diverging(1), diverging(-1)]);
   assert.ok(uniform.from >= 0 && uniform.to <= 1 && (uniform.from === 0 || uniform.to === 1));
 });
@@ -117,6 +117,9 @@ test('per head: each panel from its own min to its max; masked cells are left ou
   const [uniform] = heatmapScales(weights, panels, 'uniform', isMasked);
   assert.equal(uniform.mid, null, 'rows differ: the middle is 1/n of each row');
   assert.equal(uniform.color(1, 0), diverging(0), 'query 0 on its only key is exactly uniform');
+  // A ratio: twice uniform is the same colour in a row of 2 keys and in a row of 4.
+  assert.equal(uniform.color(1, 1), uniform.color(0.5, 3));
+  assert.equal(uniform.color(2 / 3, 2), uniform.color(0.5, 3), 'and in a row of 3');
   // Signed steps: shared is ±the step's largest |value|, per head ±the panel's.
   const scaled = run.step('scaled');
   const [shared] = heatmapScales(scaled, panels, 'shared');

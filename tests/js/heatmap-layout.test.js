@@ -130,6 +130,10 @@ test('the grid fills the width: more panels side by side on a wide screen, cells
   assert.ok(wide.columns * (wide.geometry.width + 8) + (wide.columns - 1) * 8 <= 1100);
   assert.ok(phone.columns * (phone.geometry.width + 8) + (phone.columns - 1) * 8 <= 320, 'fits a phone');
   assert.equal(phone.columns, 2, 'two heads side by side on a phone');
+  // Two batch rows of two heads in 320 px: three would fit, but a row holds one batch row's pair.
+  const grouped = panelGrid({ width: 320, count: 4, group: 2, rows: 4, cols: 4, rowLabels: ['我', '爱', '深度', '学习'], colLabels: ['我', '爱', '深度', '学习'] });
+  assert.equal(grouped.columns, 2);
+  assert.ok(grouped.cell >= 20, `the cells grow into the room: ${grouped.cell} px`);
   assert.deepEqual(wide.geometry.rowText, tokens, 'full-length labels where they fit: "learning", not "learn…"');
   assert.deepEqual(phone.geometry.rowText, tokens);
   const big = Array.from({ length: 128 }, (_, i) => `w${i}`);

@@ -31,7 +31,7 @@ export function exportSvgText({ step, panel, scale, maskedAt, labels, title, leg
     const x = geometry.cellX(c) + cell / 2;
     const y = geometry.top - 5;
     picture.append(svg('text', geometry.rotate
-      ? { x, y, 'font-size': font, fill: INK, transform: `rotate(-60 ${x} ${y})` }
+      ? { x, y, 'font-size': geometry.colFont, fill: INK, transform: `rotate(-60 ${x} ${y})` }
       : { x, y, 'font-size': font, fill: INK, 'text-anchor': 'middle' }, text));
   });
   const cells = svg('g', { class: 'cells' });

@@ -36,7 +36,7 @@ export function buildPanel({ panel, geometry, caption, label, selected, view, ho
     const x = geometry.cellX(c) + cell / 2;
     const y = geometry.top - 5;
     picture.append(svg('text', geometry.rotate
-      ? { x, y, 'font-size': font, fill: 'currentColor', transform: `rotate(-60 ${x} ${y})` }
+      ? { x, y, 'font-size': geometry.colFont, fill: 'currentColor', transform: `rotate(-60 ${x} ${y})` }
       : { x, y, 'font-size': font, fill: 'currentColor', 'text-anchor': 'middle' }, text));
   });
   const pixels = canvasCellPixels(geometry);

@@ -297,7 +297,8 @@ export class MhaHeatmapElement extends RunElement {
     const labelLength = Number(this.getAttribute('label-length'));
     const width = this.#width || this.clientWidth || this.parentElement?.clientWidth || 640;
     const grouped = !shown.averaged && this.#summary().Hkv < this.#summary().H;
-    return panelGrid({ width, count: panels.length, rows: shown.shape[2], cols: shown.shape[3], rowLabels: labels.rows, colLabels: labels.cols,
+    const perBatch = panels.filter((p) => p.b === panels[0].b).length;
+    return panelGrid({ width, count: panels.length, group: perBatch, rows: shown.shape[2], cols: shown.shape[3], rowLabels: labels.rows, colLabels: labels.cols,
       cellSize: Number.isFinite(cellSize) && cellSize >= 1 ? Math.min(cellSize, 200) : undefined,
       labelLength: Number.isInteger(labelLength) && labelLength >= 1 ? labelLength : undefined, frame: grouped ? 18 : 8, gap: 8 });
   }

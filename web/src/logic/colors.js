@@ -101,8 +101,9 @@ export function heatmapScaleKinds(step) {
  * are hatched, not coloured, and left out of every range; null: nothing is masked).
  *   fixed    weights on viridis from 0 to 1;
  *   head     each panel from its own min to its max (weights, viridis) or ±its largest |value|;
- *   uniform  each weight minus the uniform weight of its row (1/n, n the keys the query sees: Tk
- *            without a mask), on the diverging map, ±the largest deviation of all the panels;
+ *   uniform  each weight against the uniform weight of its row (1/n, n the keys the query sees:
+ *            Tk without a mask) as a ratio, w·n − 1, on the diverging map, ±the largest ratio
+ *            of all the panels;
  *   shared   signed values, ±the largest |value| of the whole step (0 stays neutral).
  * Each scale: { kind, ramp ('viridis' | 'diverging'), min, max, mid (the neutral value, or null),
  * rowReference (uniform: true, the middle is 1/n of each row), color(v, r), rgbInto(v, out, at, r) }
@@ -110,12 +111,14 @@ export function heatmapScaleKinds(step) {
  */
 export function heatmapScales(step, panels, kind, masked = null) {
   const data = step.data;
-  // Every scale maps a value v of row r linearly to the ramp: u = v · slope + offset(r).
+  // Every scale maps a value v of row r linearly to the ramp: u = v · slope(r) + offset(r), each
+  // a number or one per row.
   const linear = (ramp, slope, offset, neutral, extra) => {
     const table = ramp === 'viridis' ? VIRIDIS_TABLE : DIVERGING_TABLE;
     const offsetAt = typeof offset === 'number' ? () => offset : (r) => offset[r];
+    const slopeAt = typeof slope === 'number' ? () => slope : (r) => slope[r];
     const at = (v, r) => {
-      const u = v * slope + offsetAt(r);
+      const u = v * slopeAt(r) + offsetAt(r);
       return u === u ? u : neutral; // NaN (or a row outside the panel): neutral
     };
     return { kind, ramp, slope, offset, neutral, table, ...extra,
@@ -123,31 +126,37 @@ export function heatmapScales(step, panels, kind, masked = null) {
       rgbInto: (v, out, o, r = 0) => sampleInto(table, at(v, r), out, o) };
   };
   if (kind === 'uniform') {
-    // One slope on both sides (±the largest deviation from uniform, over all the panels), so a
-    // colour means the same deviation above and below: trained attention keeps its few strong
-    // keys strong and the rest pale, seeded attention spans the ramp. The legend draws only the
-    // part of the ramp real weights reach (`from`…`to`), from the smallest weight to the largest.
+    // A weight against its row's uniform weight 1/n, as a ratio: w·n − 1 is 0 at uniform, +1 at
+    // twice uniform, −1 at 0, whatever n is, so that a row that sees 2 keys and one that sees 128
+    // (a causal mask at T = 128) show their structure alike. One slope on both sides, ±the largest
+    // |w·n − 1| of all the panels: trained attention keeps its few strong keys strong and the rest
+    // pale, seeded attention spans the ramp. The legend draws only the part of the ramp the
+    // weights reach (`from`…`to`).
     const references = panels.map((panel) => uniformReferences(panel, masked));
     let below = 0;
     let above = 0;
     panels.forEach((panel, p) => {
       const reference = references[p];
       for (let r = 0, i = panel.offset; r < panel.rows; r++) {
+        const n = reference[r] > 0 ? 1 / reference[r] : 0;
         for (let c = 0; c < panel.cols; c++, i++) {
           if (masked !== null && masked(i)) continue;
-          const d = data[i] - reference[r];
+          const d = data[i] * n - 1;
           if (d < -below) below = -d;
           if (d > above) above = d;
         }
       }
     });
     const extent = Math.max(below, above) || 1e-6; // exactly uniform: every cell neutral
-    const slope = 0.5 / extent;
+    const half = 0.5 / extent;
     return references.map((reference) => {
       const mid = sameEverywhere(reference);
-      return linear('diverging', slope, reference.map((ref) => 0.5 - ref * slope), 0.5, {
-        extent, below, above, from: 0.5 - below * slope, to: 0.5 + above * slope,
-        min: mid === null ? -below : mid - below, max: mid === null ? above : mid + above, mid, rowReference: true });
+      // u = 0.5 + (w·n − 1)·half: slope n·half per row, offset 0.5 − half.
+      const slopes = reference.map((ref) => (ref > 0 ? half / ref : 0));
+      return linear('diverging', slopes, 0.5 - half, 0.5, {
+        extent, below, above, from: 0.5 - below * half, to: 0.5 + above * half,
+        // The legend's numbers: weights when every row has the same 1/n, else multiples of 1/n.
+        min: mid === null ? 1 - below : mid * (1 - below), max: mid === null ? 1 + above : mid * (1 + above), mid, rowReference: true });
     });
   }
   if (kind === 'fixed' || (kind === 'head' && step.op === 'softmax')) {
@@ -182,13 +191,14 @@ export function paintPanel(scale, data, panel, masked, bytes, maskedRgb) {
   const { rows, cols } = panel;
   for (let r = 0, j = panel.offset, o = 0; r < rows; r++) {
     const shift = typeof offset === 'number' ? offset : offset[r];
+    const factor = typeof slope === 'number' ? slope : slope[r];
     for (let c = 0; c < cols; c++, j++, o += 4) {
       if (masked !== null && masked(j)) {
         bytes[o] = maskedRgb[0];
         bytes[o + 1] = maskedRgb[1];
         bytes[o + 2] = maskedRgb[2];
       } else {
-        let u = data[j] * slope + shift;
+        let u = data[j] * factor + shift;
         if (u !== u) u = neutral;
         const k = (u > 0 ? (u < 1 ? Math.round(u * STEPS) : STEPS) : 0) * 3;
         bytes[o] = colors[k];
@@ -260,9 +270,10 @@ export function legendNumbers(scale, step, t) {
     // The middle (uniform) sits where it falls between the smallest and the largest weight.
     const at = scale.to > scale.from ? (0.5 - scale.from) / (scale.to - scale.from) : 0.5;
     if (scale.mid !== null) {
-      return { numbers: [number(scale.min), t('hm.uniformMid', { n: step.shape[3], v: number(scale.mid) }), number(scale.max)], note: null, from: scale.from, to: scale.to, midAt: at };
+      return { numbers: [number(scale.min), t('hm.uniformMid', { n: Math.round(1 / scale.mid), v: number(scale.mid) }), number(scale.max)], note: null, from: scale.from, to: scale.to, midAt: at };
     }
-    return { numbers: [`−${number(scale.below)}`, '1/n', `+${number(scale.above)}`], note: t('hm.uniformRows'), from: scale.from, to: scale.to, midAt: at };
+    const times = (v) => `${formatValue(v, 2)}×`;
+    return { numbers: [times(scale.min), '1/n', times(scale.max)], note: t('hm.uniformRows'), from: scale.from, to: scale.to, midAt: at };
   }
   if (scale.ramp === 'viridis') return { numbers: [number(scale.min), null, number(scale.max)], note: null, from: 0, to: 1, midAt: 0.5 };
   return { numbers: [number(scale.min), number(0), number(scale.max)], note: null, from: 0, to: 1, midAt: 0.5 };

@@ -34,18 +34,20 @@ export const labelEm = (text) => [...text].reduce((sum, ch) => sum + (/[\u2e80-\
  * labelled (the rest read '' and the hover readout names them).
  */
 export function heatmapGeometry({ rows, cols, rowLabels, colLabels, cell = 24, font = 11, labelLength = 6, labelStep }) {
-  const step = labelStep ?? Math.max(1, Math.ceil(font / cell));
+  // Sparse labels get more room than one line of type: rotated ones lean into each other.
+  const step = labelStep ?? (cell >= font ? 1 : Math.ceil((1.5 * font) / cell));
   const shown = (labels) => labels.map((label, i) => (i % step === 0 ? shortLabel(label, labelLength) : ''));
   const rowText = shown(rowLabels);
   const colText = shown(colLabels);
   const left = Math.ceil(Math.max(1, ...rowText.map(labelEm)) * font + 8);
-  const widestCol = Math.max(1, ...colText.map(labelEm)) * font;
-  // Column labels that do not fit over their cell (or their stride of cells) are drawn at −60°
-  // so they never overlap.
-  const rotate = widestCol > cell * step - 2;
+  // Column labels that do not fit over their cell (or their stride of cells) are drawn at −60°,
+  // in type small enough that neighbours do not touch (their lines are cell · sin 60° apart).
+  const rotate = Math.max(1, ...colText.map(labelEm)) * font > cell * step - 2;
+  const colFont = rotate ? Math.max(7, Math.min(font, Math.floor(cell * step * 0.85))) : font;
+  const widestCol = Math.max(1, ...colText.map(labelEm)) * colFont;
   const top = Math.ceil(rotate ? widestCol * 0.87 + 10 : font + 8);
   return {
-    rows, cols, cell, font, left, top, rotate, rowText, colText, labelStep: step,
+    rows, cols, cell, font, colFont, left, top, rotate, rowText, colText, labelStep: step,
     // A rotated label leans right, past the last column (from the middle of its cell).
     width: left + cols * cell + (rotate ? Math.max(2, Math.ceil(widestCol * 0.5 - cell / 2 + 2)) : 2),
     height: top + rows * cell + 2,
@@ -69,9 +71,10 @@ export const LABEL_LENGTH = 16;
  * MAX_CELL). `cellSize` (an author's `cell-size`) fixes the cell; `labelLength` caps the label
  * length (else LABEL_LENGTH, and labels are cut further only when they would take more than 40%
  * of the width). `frame` is what a panel adds around its picture (border, padding), `gap` the space
- * between two panels. Returns { columns, cell, labelLength, geometry }.
+ * between two panels; `group` how many panels a batch row has. Returns { columns, cell,
+ * labelLength, geometry }.
  */
-export function panelGrid({ width, count, rows, cols, rowLabels, colLabels, cellSize, labelLength, font: largest = 12, frame = 8, gap = 8 }) {
+export function panelGrid({ width, count, group = count, rows, cols, rowLabels, colLabels, cellSize, labelLength, font: largest = 12, frame = 8, gap = 8 }) {
   const room = Math.max(120, width);
   const target = cellSize ?? Math.max(2, Math.min(COMFORT_CELL, Math.floor(256 / Math.max(rows, cols))));
   // Full labels unless they would crowd out the cells: cut to what fits in 40% of the room.
@@ -82,9 +85,18 @@ export function panelGrid({ width, count, rows, cols, rowLabels, colLabels, cell
   const fontAt = (cell) => Math.max(9, Math.min(largest, cell));
   const geometryAt = (cell) => heatmapGeometry({ rows, cols, rowLabels, colLabels, cell, font: fontAt(cell), labelLength: length });
   const fits = (cell, k) => k * (geometryAt(cell).width + frame) + (k - 1) * gap <= room;
+  // Panels come in groups of `group` (one batch row's heads): a row holds part of a group, or
+  // whole groups side by side, never one group and a piece of the next.
+  const possible = (k) => k <= group || k % group === 0;
   let columns = 1;
-  while (columns < count && fits(target, columns + 1)) columns++;
   let cell = target;
+  for (let k = 2; k <= count; k++) if (possible(k) && fits(target, k)) columns = k;
+  // Many big heatmaps on a narrow screen: two side by side at half the cell (an overview of
+  // 1 px cells at T = 128 on a phone) rather than a column of a dozen.
+  if (columns === 1 && count > 2 && cellSize === undefined && fits(Math.max(1, Math.floor(target / 2)), 2)) {
+    columns = 2;
+    cell = Math.max(1, Math.floor(target / 2));
+  }
   if (cellSize === undefined) {
     // Grow the cell while the row of panels still fits (each step re-measures the labels'
     // overhang, which depends on the cell through the rotation), or shrink it until one fits.
