@@ -51,6 +51,7 @@ test('the walkthrough opens on the classic example and every step matches the en
     assert.ok(shown.values.startsWith(step.changesValues ? 'yes' : 'no'), `${step.id}: ${shown.values}`);
     assert.ok(shown.axes.includes(`${step.axes.at(-2)}=${step.shape.at(-2)}`) && shown.axes.includes(`${step.axes.at(-1)}=${step.shape.at(-1)}`));
     assert.ok(shown.math, 'the formula is MathML from KaTeX');
+    assert.doesNotMatch(await page.locator('mha-walkthrough .body').textContent(), /\bnull\b|undefined/, `${step.id}: no stray text`);
     if (i === 0) assert.match(shown.count, new RegExp(`${step.numel}`));
     if (i === 7) await page.screenshot({ path: `${ARTIFACTS}walkthrough-en-desktop.png`, fullPage: false });
     if (i < run.steps.length - 1) {

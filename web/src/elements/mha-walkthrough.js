@@ -291,7 +291,7 @@ export class MhaWalkthroughElement extends RunElement {
       axisChip(answers.colAxis, step.shape.at(-1), lang), ` ${t('wt.cols')}: ${t(`axis.${answers.colAxis}`)}`);
     // Without an animation the step is patched in place: the same step of a new run changes only
     // its numbers. An animated step gets new cells to animate.
-    (animate ? (...children) => body.replaceChildren(...children) : (...children) => patchChildren(body, children))(
+    (animate ? (...children) => body.replaceChildren(...children.filter((child) => child !== null)) : (...children) => patchChildren(body, children))(
       el('h3', { 'data-step': step.id }, `${this.#number(step)}. ${stepTitle(t, step.id, this.#run.summary)}`),
       formula,
       ...this.#shapeFormula(step, t, lang),
