@@ -4,8 +4,8 @@
 // when nothing in particular has focus.
 import './src/elements/index.js';
 import { languageOf, translator } from './src/text/translate.js';
-import { decodeState, encodeState } from './src/logic/page-state.js';
-import { decodeTrainingState, encodeTrainingState, mergeParams } from './src/logic/training-state.js';
+import { decodeState, encodeLocation, isStateHash } from './src/logic/page-state.js';
+import { decodeTrainingState, encodeTrainingState } from './src/logic/training-state.js';
 
 const STORAGE_KEY = 'mha-lens.lang';
 const playground = document.getElementById('playground');
@@ -19,7 +19,7 @@ function rememberedLanguage() {
   }
 }
 
-const initial = decodeState(location.search);
+const initial = decodeState(location.search, location.hash);
 let lang = initial.lang ?? rememberedLanguage() ?? languageOf(navigator.languages?.[0] ?? navigator.language);
 
 function applyLanguage() {
@@ -38,9 +38,12 @@ let urlTimer = null;
 function writeUrl(state, { now = false } = {}) {
   clearTimeout(urlTimer);
   const write = () => {
-    const training = trainer ? encodeTrainingState(trainer.state, playground.blockSource ?? {}) : [];
-    const query = mergeParams(encodeState(state, lang), training).toString();
-    history.replaceState(null, '', `${location.pathname}${query ? `?${query}` : ''}${location.hash}`);
+    // Long token lists go in the hash (encodeLocation keeps the URL within MAX_URL_LENGTH); an
+    // anchor the reader followed (#trained) stays when the tokens do not need the hash.
+    const extra = trainer ? encodeTrainingState(trainer.state, playground.blockSource ?? {}) : [];
+    const { search, hash } = encodeLocation(state, lang, { base: location.pathname, extra });
+    const keep = hash || isStateHash(location.hash) ? hash : location.hash;
+    history.replaceState(null, '', `${location.pathname}${search}${keep}`);
   };
   if (now) write();
   else urlTimer = setTimeout(write, 150);
@@ -48,6 +51,7 @@ function writeUrl(state, { now = false } = {}) {
 
 applyLanguage();
 playground.state = initial.state;
+if (initial.cut) playground.tokensCut = initial.cut;
 playground.addEventListener('mha-state', (event) => writeUrl(event.detail.state));
 if (trainer) {
   const { options, probe, compare, block } = decodeTrainingState(location.search);
@@ -68,6 +72,13 @@ for (const button of document.querySelectorAll('[data-lang]')) {
     writeUrl(playground.state, { now: true });
   });
 }
+
+// "Skip to the walkthrough": the walkthrough sits inside the playground's shadow root, where a
+// fragment link cannot reach; without scripts the link still goes to the playground.
+document.querySelector('a.skip')?.addEventListener('click', (event) => {
+  event.preventDefault();
+  playground.focusWalkthrough();
+});
 
 document.addEventListener('keydown', (event) => {
   if (event.target !== document.body || event.altKey || event.ctrlKey || event.metaKey) return;

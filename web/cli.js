@@ -8,6 +8,7 @@ import { createEngine, MhaError } from './src/engine/node.js'; // the API with N
 import { formatCount, layoutTensor, shapeChain, shapeText } from './src/logic/format.js';
 import { numberOrText, readConfig } from './src/model/config-input.js';
 import { stepTitle } from './src/model/steps.js';
+import { rememberCatalogue, shapeFormulaOf, shapeFormulaText } from './src/model/shape-formula.js';
 import { translator } from './src/text/translate.js';
 
 const USAGE = `Usage: mha-lens walk --B <n> --T <n> --C <n> --H <n> [options]
@@ -62,6 +63,12 @@ function configFrom(values) {
 const displayWidth = (text) => [...text].reduce((w, ch) => w + (/[\u1100-\uFFDC]/.test(ch) && !/[→·√ᵀ∞−ℓ■]/.test(ch) ? 2 : 1), 0);
 const pad = (text, width) => text + ' '.repeat(Math.max(0, width - displayWidth(text)));
 
+// A step's shape formula in the reader's language (the engine's own is English: "with no mask").
+const formulaOf = (step, summary, t) => {
+  const parts = shapeFormulaOf(step, summary);
+  return parts ? shapeFormulaText(parts, t, { D: summary.D }) : step.shapeFormula;
+};
+
 function printWalk(run, t, lang) {
   const s = run.summary;
   const mask = [s.mask === 'causal' ? t('cli.causal') : null, s.keyLengths ? `${t('cli.padding')} [${s.keyLengths}]` : null]
@@ -73,7 +80,7 @@ function printWalk(run, t, lang) {
 
   const header = ['#', t('cli.step'), t('cli.formula'), t('cli.shape'), t('cli.axes'), t('cli.changes'), t('cli.elements')];
   const rows = run.steps.map((step, i) => [
-    String(i + 1), `${step.id} · ${stepTitle(t, step.id, run.summary)}`, step.shapeFormula, shapeText(step.shape),
+    String(i + 1), `${step.id} · ${stepTitle(t, step.id, run.summary)}`, formulaOf(step, run.summary, t), shapeText(step.shape),
     step.axes.join(','), step.changesValues ? t('cli.yes') : t('cli.no'), formatCount(step.numel),
   ]);
   const widths = header.map((_, c) => Math.max(...[header, ...rows].map((row) => displayWidth(row[c]))));
@@ -165,6 +172,7 @@ async function main() {
   }
 
   const engine = await createEngine();
+  rememberCatalogue(engine.catalogue);
   let run;
   try {
     const config = configFrom(values);

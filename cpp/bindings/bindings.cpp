@@ -271,6 +271,7 @@ val catalogue() {
         step.set("title", std::string(s.title));
         step.set("formula", std::string(s.formula));
         step.set("latex", std::string(s.latex));
+        step.set("operands", std::string(s.operands));
         step.set("viewOf", std::string(s.view_of));
         step.set("when", std::string(s.when == mha::When::cross ? "cross" : s.when == mha::When::grouped ? "grouped" : "always"));
         step.set("slice", std::string(mha::slice_kind(s)));

@@ -12,9 +12,12 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { TIMEOUT, deep, heatmapCells, launch, makeHostSite } from './harness.js';
-import { scaleFor } from '../../web/src/logic/colors.js';
+import { heatmapScales } from '../../web/src/logic/colors.js';
+import { heatmapPanels } from '../../web/src/logic/heatmap-layout.js';
 import { STRINGS } from '../../web/src/text/translate.js';
 import { MAX_IMPORT_DEPTH } from '../../web/src/logic/config-import.js';
+import { MAX_URL_LENGTH, decodeState } from '../../web/src/logic/page-state.js';
+import { pageErrorText } from '../../web/src/text/page-message.js';
 
 const EN = STRINGS.en;
 const PAGE_MEMORY_CAP = 64 * 2 ** 20; // mha-playground.js
@@ -89,7 +92,10 @@ const SCAN = `(() => {
         if (/^(href|src|action|formaction|xlink:href|data|srcdoc)$/i.test(name) && /^\\s*javascript:/i.test(value)) found.push(where + ': <' + tag + ' ' + name + '=javascript:>');
       }
       const ownScript = root === document && tag === 'script' && node.src.startsWith(location.origin);
-      if (['script', 'iframe', 'object', 'embed', 'frame', 'a', 'base', 'meta'].includes(tag) && !ownScript && !(root === document && tag === 'a' && node.classList.contains('skip')) && !(root === document && tag === 'meta' && !node.httpEquiv)) found.push(where + ': <' + tag + '>');
+      // The page's own links: "skip to the walkthrough", and the heatmap's link to the section on
+      // what attention learns (a fragment on this page).
+      const ownLink = tag === 'a' && ((root === document && node.classList.contains('skip')) || (node.classList.contains('trained-link') && node.getAttribute('href') === '#trained'));
+      if (['script', 'iframe', 'object', 'embed', 'frame', 'a', 'base', 'meta'].includes(tag) && !ownScript && !ownLink && !(root === document && tag === 'meta' && !node.httpEquiv)) found.push(where + ': <' + tag + '>');
       if (tag === 'img' && !(root === document && node.getAttribute('src') === 'favicon.svg')) found.push(where + ': <img src=' + node.getAttribute('src') + '>');
     }
   };
@@ -142,7 +148,7 @@ test('hostile tokens, quiz answers and long text on the docs page stay text', op
   const started = Date.now();
   await tokens.fill(words);
   const expected = engineError({ B: 2, T: 33_334, C: 8, H: 2, mask: 'none', bias: true, seed: 0, memoryCap: PAGE_MEMORY_CAP });
-  await page.locator(`mha-playground #error-${expected.field}`, { hasText: expected.message }).waitFor();
+  await page.locator(`mha-playground #error-${expected.field}`, { hasText: pageErrorText(expected, 'en', env.engine.messages) }).waitFor();
   assert.ok(Date.now() - started < 10_000, 'refused quickly');
   assert.deepEqual(await shownTokens(page), [LONG], 'the last valid run stays');
 
@@ -163,10 +169,18 @@ test('hostile URL query and hash: read as text, never as markup', opts, async ()
   const first = await open(`${env.url}?${query}${hash}`, { waitFor: 'mha-walkthrough h3' });
   assert.deepEqual(await shownTokens(first.page), [...PAYLOADS, 'y'.repeat(8000)]);
   assert.equal(await first.page.locator('mha-walkthrough h3').getAttribute('data-step'), 'x', 'an unknown step falls back to the first');
-  assert.equal(await first.page.locator('mha-heatmap select.step-select').inputValue(), 'weights', 'an unknown heatmap step falls back to the weights');
-  await first.page.locator('mha-playground input[name="seed"]').fill('5');
+  assert.equal(await first.page.locator('mha-playground section.heatmaps mha-heatmap select.step-select').inputValue(), 'weights', 'an unknown heatmap step falls back to the weights');
+  await first.page.locator('mha-playground form.controls input[name="seed"]').fill('5');
   await first.page.waitForFunction(() => new URLSearchParams(location.search).get('seed') === '5');
-  assert.equal(new URL(first.page.url()).searchParams.get('tokens'), query.get('tokens'), 'written back as the same text');
+  // Written back as the same text, within the URL limit: 8,000 characters do not fit, so the link
+  // keeps the labels that fit and says how many tokens there are (t), which gives the same run.
+  const written = new URL(first.page.url());
+  assert.ok(written.pathname.length + written.search.length + written.hash.length <= MAX_URL_LENGTH, `${written.href.length} characters`);
+  const back = decodeState(written.search, written.hash);
+  const tokens = back.state.tokens.split(' ');
+  assert.equal(tokens.length, PAYLOADS.length + 1);
+  assert.deepEqual(tokens.slice(0, back.cut.given), [...PAYLOADS, 'y'.repeat(8000)].slice(0, back.cut.given));
+  assert.ok(back.cut.given >= PAYLOADS.length, 'the payloads themselves fit');
   await assertClean(first.page, first.problems, 'query with a valid run');
   await first.context.close();
 
@@ -178,11 +192,11 @@ test('hostile URL query and hash: read as text, never as markup', opts, async ()
   await second.page.locator(`mha-playground #error-${expected.field}`, { hasText: expected.message }).waitFor();
   await assertClean(second.page, second.problems, 'query with invalid fields');
   // Usable: typing a valid config runs it.
-  const fill = async (name, value) => second.page.locator(`mha-playground [name="${name}"]`).fill(value);
+  const fill = async (name, value) => second.page.locator(`mha-playground form.controls [name="${name}"]`).fill(value);
   for (const [name, value] of [['B', '1'], ['C', '8'], ['H', '2'], ['Hkv', ''], ['Tk', ''], ['keyLengths', ''], ['seed', '0']]) await fill(name, value);
   await second.page.locator('mha-playground select[name="mask"]').selectOption('causal');
   await second.page.locator('mha-walkthrough h3').waitFor();
-  assert.equal(await second.page.locator('mha-heatmap figure.panel').count(), 2);
+  assert.equal(await second.page.locator('mha-playground section.heatmaps mha-heatmap figure.panel').count(), 2);
   await assertClean(second.page, second.problems, 'after fixing the query');
   await second.context.close();
 
@@ -352,19 +366,21 @@ test('import config (JSON): malformed, huge, deep, hostile or invalid input is r
   assert.deepEqual(await shownTokens(page), PAYLOADS.slice(0, 4));
   assert.equal(await page.locator('mha-playground input[name="Hkv"]').inputValue(), '2');
   assert.equal(await page.locator('mha-playground input[name="bias"]').isChecked(), false);
-  assert.equal(await page.locator('mha-heatmap figure.panel').count(), 4);
+  assert.equal(await page.locator('mha-playground section.heatmaps mha-heatmap figure.panel').count(), 4);
   const run = env.engine.run(snapshot.config);
   const weights = run.step('weights');
   const masked = run.step('masked');
   const shown = await heatmapCells(page, ['mha-playground', 'mha-heatmap'], { b: 0, h: 1, rows: 4, cols: 4 });
-  assert.deepEqual(shown.cells.map((cell) => cell.color), Array.from(weights.data.subarray(16, 32), (v, i) => (masked.data[16 + i] === -Infinity ? '#e8e8e8' : scaleFor(weights).color(v))), 'the imported config is what ran');
+  const isMasked = (i) => masked.data[i] === -Infinity;
+  const scale = heatmapScales(weights, heatmapPanels(weights, run.summary.Hkv), 'uniform', isMasked)[1];
+  assert.deepEqual(shown.cells.map((cell) => cell.color), Array.from(weights.data.subarray(16, 32), (v, i) => (isMasked(16 + i) ? '#e8e8e8' : scale.color(v, Math.floor(i / 4)))), 'the imported config is what ran');
   assert.deepEqual(shown.cells.map((cell) => cell.hatched), Array.from(masked.data.subarray(16, 32), (v) => v === -Infinity), 'with its causal mask');
   await page.waitForFunction(() => new URLSearchParams(location.search).get('hkv') === '2');
   assert.equal(await page.locator('mha-walkthrough h3').getAttribute('data-step'), 'q_heads', 'the view (step) is kept');
   await assertClean(page, problems, 'hostile snapshot imported');
 
   // The page's own export imports back to the same config.
-  await page.locator('mha-playground input[name="seed"]').fill('11');
+  await page.locator('mha-playground form.controls input[name="seed"]').fill('11');
   await page.waitForFunction(() => new URLSearchParams(location.search).get('seed') === '11');
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('mha-playground button[data-export="json"]').click()]);
   const exported = await readFile(await download.path());
@@ -412,7 +428,10 @@ test('a config over the memory cap (T=4096, C=768, H=12) is refused with its siz
   assert.ok(size, `the engine states the size: ${expected.message}`);
   assert.equal(expected.field, 'T', 'the size to lower is T, the tokens');
   const message = page.locator('mha-playground #error-T');
-  await message.filter({ hasText: expected.message }).waitFor();
+  // The page's own words for its cap (it has no memoryCap control to raise), from the error's data.
+  const pageText = (error) => pageErrorText(error, 'en', env.engine.messages);
+  assert.doesNotMatch(pageText(expected), /memoryCap/);
+  await message.filter({ hasText: pageText(expected) }).waitFor();
   assert.ok(Date.now() - started < 10_000, `refused in ${Date.now() - started} ms`);
   assert.match(await message.textContent(), new RegExp(`needs ${size.replace('.', '\\.')}`));
   // Next to the control at fault: the tokens box names it as its description.
@@ -422,20 +441,53 @@ test('a config over the memory cap (T=4096, C=768, H=12) is refused with its siz
 
   // B = 1, and a larger B: refused the same way.
   await field('B').fill('64');
-  await message.filter({ hasText: engineError({ B: 64, T: 4096, C: 768, H: 12, mask: 'none', bias: true, seed: 0, memoryCap: PAGE_MEMORY_CAP }).message }).waitFor();
+  await message.filter({ hasText: pageText(engineError({ B: 64, T: 4096, C: 768, H: 12, mask: 'none', bias: true, seed: 0, memoryCap: PAGE_MEMORY_CAP })) }).waitFor();
   await field('B').fill('1');
-  await message.filter({ hasText: engineError({ B: 1, T: 4096, C: 768, H: 12, mask: 'none', bias: true, seed: 0, memoryCap: PAGE_MEMORY_CAP }).message }).waitFor();
+  await message.filter({ hasText: pageText(engineError({ B: 1, T: 4096, C: 768, H: 12, mask: 'none', bias: true, seed: 0, memoryCap: PAGE_MEMORY_CAP })) }).waitFor();
   assert.deepEqual(await wasmMemory(page), before, 'still not grown');
 
   // Responsive: a valid change re-renders at once.
   await field('tokens').fill('back to small');
   await page.locator('mha-playground .summary-line', { hasText: 'T = 3 tokens' }).waitFor();
   assert.equal(await message.textContent(), '');
-  assert.equal(await page.locator('mha-heatmap figure.panel').count(), 12);
+  assert.equal(await page.locator('mha-playground section.heatmaps mha-heatmap figure.panel').count(), 12);
   // The probe does see an allocation: 64 tokens at C=768 need more than the first 16 MiB.
   await field('tokens').fill(Array.from({ length: 64 }, (_, i) => `v${i}`).join(' '));
   await page.locator('mha-playground .summary-line', { hasText: 'T = 64 tokens' }).waitFor();
   assert.ok((await wasmMemory(page))[0] > before[0], 'a valid larger run grows the wasm memory');
   await assertClean(page, problems, 'memory cap');
+  await context.close();
+});
+
+test('a link asking for C = H = 8192 answers at once: the message next to C, no memory grown, the page responsive', opts, async () => {
+  // Issue 17, item 5: this URL once blocked the main thread for 24–29 s and took 7.5 GB. The
+  // engine refuses it by its memory cap before allocating (the weights alone need 1 GiB).
+  const noteLongTasks = () => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => window.__longTasks.push(...list.getEntries().map((entry) => entry.duration))).observe({ type: 'longtask', buffered: true });
+  };
+  const started = Date.now();
+  const { page, context, problems } = await open(`${env.url}?b=1&c=8192&h=8192&tokens=a&lang=en`, { init: `(${NOTE_WASM_MEMORY})(); (${noteLongTasks})();` });
+  const expected = engineError({ B: 1, T: 1, C: 8192, H: 8192, mask: 'none', bias: true, seed: 0, memoryCap: PAGE_MEMORY_CAP });
+  assert.equal(expected.field, 'C', 'the engine names C, the size to lower');
+  const text = pageErrorText(expected, 'en', env.engine.messages);
+  assert.match(text, /Lower C\./);
+  const message = page.locator('mha-playground #error-C');
+  await message.filter({ hasText: text }).waitFor();
+  const elapsed = Date.now() - started;
+  assert.ok(elapsed < 15_000, `answered in ${elapsed} ms (page load included)`);
+  assert.equal(await page.locator('mha-playground input[name="C"]').getAttribute('aria-invalid'), 'true');
+  // No wasm memory beyond what the module starts with: nothing was allocated for the refused run.
+  const memories = await wasmMemory(page);
+  assert.equal(memories.length, 1);
+  assert.ok(memories[0] <= 32 * 2 ** 20, `wasm memory ${memories[0]} bytes`);
+  const longest = await page.evaluate(() => Math.max(0, ...window.__longTasks));
+  assert.ok(longest < 2000, `the longest task took ${longest} ms`);
+  // Responsive: a valid width runs at once.
+  await page.locator('mha-playground input[name="C"]').fill('16');
+  await page.locator('mha-playground input[name="H"]').fill('4');
+  await page.locator('mha-walkthrough h3').waitFor();
+  assert.equal(await message.textContent(), '');
+  await assertClean(page, problems, 'C = 8192');
   await context.close();
 });

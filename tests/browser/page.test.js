@@ -4,7 +4,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { ARTIFACTS, TIMEOUT, cellCentre, deep, heatmapCells, launch, openPage } from './harness.js';
-import { scaleFor } from '../../web/src/logic/colors.js';
+import { heatmapScales, scaleFor } from '../../web/src/logic/colors.js';
+import { heatmapPanels } from '../../web/src/logic/heatmap-layout.js';
 import { shapeText } from '../../web/src/logic/format.js';
 import { STRINGS } from '../../web/src/text/translate.js';
 import { DEFAULT_TOKENS, decodeState } from '../../web/src/logic/page-state.js';
@@ -36,6 +37,11 @@ const shownStep = (page) => deep(page, ($, $$) => ({
   math: Boolean($('mha-playground', 'mha-walkthrough', '.formula math')),
 }));
 
+// The panels below the heatmaps (lessons, mistakes, self-test) are drawn when the page is idle
+// after a run (mha-playground's #updatePanels); the trainer section loading beside them can push
+// that back by up to the 2 s idle timeout.
+const panelsDrawn = (page) => page.locator('mha-playground [data-mistake="softmaxOverQueries"] [data-side="right"] td[data-value]').first().waitFor({ state: 'attached' });
+
 test('the walkthrough opens on the classic example and every step matches the engine', opts, async () => {
   const { page, context, problems } = await openPage(env.browser, env.url);
   const run = env.engine.run(CLASSIC);
@@ -50,6 +56,7 @@ test('the walkthrough opens on the classic example and every step matches the en
     assert.ok(shown.values.startsWith(step.changesValues ? 'yes' : 'no'), `${step.id}: ${shown.values}`);
     assert.ok(shown.axes.includes(`${step.axes.at(-2)}=${step.shape.at(-2)}`) && shown.axes.includes(`${step.axes.at(-1)}=${step.shape.at(-1)}`));
     assert.ok(shown.math, 'the formula is MathML from KaTeX');
+    assert.doesNotMatch(await page.locator('mha-walkthrough .body').textContent(), /\bnull\b|undefined/, `${step.id}: no stray text`);
     if (i === 0) assert.match(shown.count, new RegExp(`${step.numel}`));
     if (i === 7) await page.screenshot({ path: `${ARTIFACTS}walkthrough-en-desktop.png`, fullPage: false });
     if (i < run.steps.length - 1) {
@@ -84,8 +91,11 @@ test('heatmaps: B·H of them with tokens, rows of weights sum to 1, values and m
   const groups = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.group.shared').map((g) => g.querySelectorAll('figure.panel').length));
   assert.deepEqual(groups, [2, 2, 2, 2], 'GQA: two query heads per shared K/V head box');
   const T = 5;
-  const scale = scaleFor(weights);
+  // The default scale of weights: relative to each row's uniform weight, shared by the panels drawn.
+  const isMasked = (i) => masked.data[i] === -Infinity;
+  const scales = heatmapScales(weights, heatmapPanels(weights, config.Hkv), 'uniform', isMasked);
   for (const panel of panels) {
+    const scale = scales[panel.b * config.H + panel.h];
     assert.deepEqual(panel.rows, ['我', '爱', '深度学习', '模型', '！']);
     // Every cell is drawn in the colour of the engine's weight at that (query, key), and exactly
     // the engine's masked cells are hatched.
@@ -95,12 +105,12 @@ test('heatmaps: B·H of them with tokens, rows of weights sum to 1, values and m
       const i = ((panel.b * config.H + panel.h) * T + cell.r) * T + cell.c;
       const isMasked = masked.data[i] === -Infinity;
       assert.equal(cell.hatched, isMasked, `mask at b${panel.b} h${panel.h} (${cell.r},${cell.c})`);
-      assert.equal(cell.color, isMasked ? '#e8e8e8' : scale.color(weights.data[i]), `colour at b${panel.b} h${panel.h} (${cell.r},${cell.c})`);
+      assert.equal(cell.color, isMasked ? '#e8e8e8' : scale.color(weights.data[i], cell.r), `colour at b${panel.b} h${panel.h} (${cell.r},${cell.c})`);
     }
   }
   // The table view holds the selected head's exact values: the engine's, and each row sums to 1.
-  await page.locator('mha-heatmap details.table-view summary').click();
-  await page.locator('mha-heatmap .table-view td').first().waitFor();
+  await page.locator('mha-playground section.heatmaps mha-heatmap details.table-view summary').click();
+  await page.locator('mha-playground section.heatmaps mha-heatmap .table-view td').first().waitFor();
   const table = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view tbody tr').map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value))));
   assert.deepEqual(table.flat().map(Math.fround), Array.from(weights.data.subarray(0, T * T)), 'b0 h0, from the engine');
   for (const [r, row] of table.entries()) {
@@ -108,26 +118,26 @@ test('heatmaps: B·H of them with tokens, rows of weights sum to 1, values and m
     assert.ok(Math.abs(sum - 1) < 1e-5, `row ${r} sums to ${sum}`);
   }
   // Masked scores read −∞ in the table view, which stays open for the other step.
-  await page.locator('mha-heatmap select.step-select').selectOption('masked');
-  await page.locator('mha-heatmap .table-view td', { hasText: '-∞' }).first().waitFor();
-  assert.equal(await page.locator('mha-heatmap details.table-view').getAttribute('open'), '');
+  await page.locator('mha-playground section.heatmaps mha-heatmap select.step-select').selectOption('masked');
+  await page.locator('mha-playground section.heatmaps mha-heatmap .table-view td', { hasText: '-∞' }).first().waitFor();
+  assert.equal(await page.locator('mha-playground section.heatmaps mha-heatmap details.table-view').getAttribute('open'), '');
   const cells = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view td').map((td) => td.textContent));
   assert.equal(cells.filter((text) => text.startsWith('-∞')).length, Array.from(masked.data.subarray(0, T * T)).filter((v) => v === -Infinity).length);
-  await page.locator('mha-heatmap select.step-select').selectOption('weights');
+  await page.locator('mha-playground section.heatmaps mha-heatmap select.step-select').selectOption('weights');
   await page.locator('mha-playground section.block:nth-of-type(4)').screenshot({ path: `${ARTIFACTS}heatmaps-gqa-en.png` });
   // Hover: the pointer over a cell reads its exact value.
   const centre = await cellCentre(page, HEATMAP, { b: 0, h: 1, r: 2, c: 1, cols: T });
   await page.mouse.move(centre.x, centre.y);
-  await page.locator('mha-heatmap .readout', { hasText: weights.data[((0 * config.H + 1) * T + 2) * T + 1].toFixed(4) }).waitFor();
-  assert.match(await page.locator('mha-heatmap .readout').textContent(), /query “深度学习” → key “爱”/);
+  await page.locator('mha-playground section.heatmaps mha-heatmap .readout', { hasText: weights.data[((0 * config.H + 1) * T + 2) * T + 1].toFixed(4) }).waitFor();
+  assert.match(await page.locator('mha-playground section.heatmaps mha-heatmap .readout').textContent(), /query “深度学习” → key “爱”/);
   // Keyboard: focus a heatmap, move with the arrows, read the exact value.
-  const panel = page.locator('mha-heatmap figure.panel[data-b="1"][data-h="2"]');
+  const panel = page.locator('mha-playground section.heatmaps mha-heatmap figure.panel[data-b="1"][data-h="2"]');
   await panel.focus();
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowRight');
   const expected = weights.data[((1 * config.H + 2) * T + 1) * T + 1].toFixed(4);
-  await page.locator('mha-heatmap .readout', { hasText: expected }).waitFor();
-  assert.match(await page.locator('mha-heatmap .readout').textContent(), /“爱” → key “爱”/);
+  await page.locator('mha-playground section.heatmaps mha-heatmap .readout', { hasText: expected }).waitFor();
+  assert.match(await page.locator('mha-playground section.heatmaps mha-heatmap .readout').textContent(), /“爱” → key “爱”/);
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => new URLSearchParams(location.search).get('head') === '2');
   assert.equal(new URLSearchParams(new URL(page.url()).search).get('batch'), '1');
@@ -142,18 +152,19 @@ test('a T=128 heatmap: one canvas pixel per cell, exact values on hover and in t
   const { page, context, problems } = await openPage(env.browser, env.url, { query: `?tokens=${tokens.join('+')}&b=1&c=768&h=12&mask=causal&seed=5&head=7` });
   const HEATMAP = ['mha-playground', 'mha-heatmap'];
   let run = env.engine.run(config);
-  await page.locator('mha-heatmap figure.panel[data-h="7"]').waitFor();
-  assert.equal(await page.locator('mha-heatmap figure.panel').count(), 1, 'over the cell budget only the selected head is drawn');
+  await page.locator('mha-playground section.heatmaps mha-heatmap figure.panel[data-h="7"]').waitFor();
+  assert.equal(await page.locator('mha-playground section.heatmaps mha-heatmap figure.panel').count(), 12, 'all twelve heads, as small multiples');
+  assert.equal(await page.locator('mha-playground section.heatmaps mha-heatmap figure.panel[aria-current="true"]').getAttribute('data-h'), '7');
   const check = async (weights, masked, label) => {
     const shown = await heatmapCells(page, HEATMAP, { b: 0, h: 7, rows: T, cols: T });
     assert.deepEqual(shown.canvas, [T, T], 'one pixel per cell, not one element per cell');
-    const scale = scaleFor(weights);
+    const isMasked = (i) => masked.data[i] === -Infinity;
+    const scale = heatmapScales(weights, heatmapPanels(weights, 12), 'uniform', isMasked)[7];
     const offset = 7 * T * T;
     for (const cell of shown.cells) {
       const i = offset + cell.r * T + cell.c;
-      const isMasked = masked.data[i] === -Infinity;
-      if (cell.hatched !== isMasked) assert.fail(`${label}: mask at (${cell.r},${cell.c})`);
-      const expected = isMasked ? '#e8e8e8' : scale.color(weights.data[i]);
+      if (cell.hatched !== isMasked(i)) assert.fail(`${label}: mask at (${cell.r},${cell.c})`);
+      const expected = isMasked(i) ? '#e8e8e8' : scale.color(weights.data[i], cell.r);
       if (cell.color !== expected) assert.fail(`${label}: colour at (${cell.r},${cell.c}) is ${cell.color}, expected ${expected}`);
     }
   };
@@ -163,30 +174,30 @@ test('a T=128 heatmap: one canvas pixel per cell, exact values on hover and in t
     const centre = await cellCentre(page, HEATMAP, { b: 0, h: 7, r, c, cols: T });
     await page.mouse.move(centre.x, centre.y);
     const value = run.step('weights').data[(7 * T + r) * T + c].toFixed(4);
-    await page.locator('mha-heatmap .readout', { hasText: `query “w${r}” → key “w${c}”` }).waitFor();
-    assert.match(await page.locator('mha-heatmap .readout').textContent(), new RegExp(`${value}$`), `(${r}, ${c})`);
+    await page.locator('mha-playground section.heatmaps mha-heatmap .readout', { hasText: `query “w${r}” → key “w${c}”` }).waitFor();
+    assert.match(await page.locator('mha-playground section.heatmaps mha-heatmap .readout').textContent(), new RegExp(`${value}$`), `(${r}, ${c})`);
     const [tip, box] = await deep(page, ($) => [$('mha-playground', 'mha-heatmap', '.tip'), $('mha-playground', 'mha-heatmap', '.hm')].map((node) => node.getBoundingClientRect().toJSON()));
-    assert.equal(await page.locator('mha-heatmap .tip').textContent(), value, 'the tip shows the value too');
+    assert.equal(await page.locator('mha-playground section.heatmaps mha-heatmap .tip').textContent(), value, 'the tip shows the value too');
     assert.ok(tip.left >= box.left && tip.right <= box.right, `the tip (${tip.left}…${tip.right}) stays inside the heatmaps (${box.left}…${box.right})`);
     assert.ok(Math.abs(tip.left - (centre.x + 12)) < 2 || Math.abs(tip.right - (centre.x - 12)) < 2, `the tip (${tip.left}…${tip.right}) sits beside the pointer (${centre.x})`);
   }
   // The table's 16 384 cells are made when it is opened, with the engine's values.
-  assert.equal(await page.locator('mha-heatmap .table-view td').count(), 0, 'not built while closed');
-  await page.locator('mha-heatmap details.table-view summary').click();
-  await page.locator('mha-heatmap .table-view td').first().waitFor();
+  assert.equal(await page.locator('mha-playground section.heatmaps mha-heatmap .table-view td').count(), 0, 'not built while closed');
+  await page.locator('mha-playground section.heatmaps mha-heatmap details.table-view summary').click();
+  await page.locator('mha-playground section.heatmaps mha-heatmap .table-view td').first().waitFor();
   const table = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view td').map((td) => Number(td.dataset.value)));
   assert.deepEqual(table.map(Math.fround), Array.from(run.step('weights').data.subarray(7 * T * T, 8 * T * T)));
 
   // A new seed: the same elements, new numbers (in the pixels, the open table and the readout).
   await deep(page, ($) => { $('mha-playground', 'mha-heatmap', 'figure.panel').dataset.probe = 'kept'; });
-  await page.locator('mha-playground input[name="seed"]').fill('6');
+  await page.locator('mha-playground form.controls input[name="seed"]').fill('6');
   run = env.engine.run({ ...config, seed: 6 });
   const first = run.step('weights').data[7 * T * T + T].toFixed(4); // row 1, column 0
   await page.waitForFunction((text) => {
     const root = document.querySelector('mha-playground').shadowRoot.querySelector('mha-heatmap').shadowRoot;
     return root.querySelectorAll('.table-view tbody tr')[1]?.querySelector('td')?.textContent === text;
   }, first);
-  assert.equal(await page.locator('mha-heatmap figure.panel[data-probe="kept"]').count(), 1, 'the panel was repainted, not rebuilt');
+  assert.equal(await page.locator('mha-playground section.heatmaps mha-heatmap figure.panel[data-probe="kept"]').count(), 1, 'the panel was repainted, not rebuilt');
   await check(run.step('weights'), run.step('masked'), 'seed 6');
   const table6 = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view td').map((td) => Number(td.dataset.value)));
   assert.deepEqual(table6.map(Math.fround), Array.from(run.step('weights').data.subarray(7 * T * T, 8 * T * T)));
@@ -204,13 +215,19 @@ test('a new seed changes the numbers in place: same elements, the new run\'s val
     if (value) node.mhaProbe = value; // a property: patching rewrites attributes, not properties
     return node.mhaProbe ?? null;
   }), { kept, value });
+  await panelsDrawn(page);
   await mark('kept');
-  // On screen the mistakes are patched in place (off screen they are swapped, as nothing is laid out).
-  await page.locator('mha-playground section.mistakes').scrollIntoViewIfNeeded();
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   await page.locator('mha-walkthrough details.layout summary').click();
   await page.locator('mha-playground li[data-question="D"] input').fill('4');
-  await page.locator('mha-playground input[name="seed"]').fill('7');
+  // On screen the mistakes are patched in place (off screen they are swapped, as nothing is laid
+  // out): with them on screen, the seed is typed without scrolling to it.
+  await page.locator('mha-playground section.mistakes').scrollIntoViewIfNeeded();
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await page.evaluate(() => {
+    const seed = document.querySelector('mha-playground').shadowRoot.querySelector('input[name="seed"]');
+    seed.value = '7';
+    seed.dispatchEvent(new Event('input', { bubbles: true }));
+  });
   const run = env.engine.run({ ...CLASSIC, seed: 7 });
   const rightValues = () => deep(page, ($, $$) => $$('mha-playground', '[data-mistake="softmaxOverQueries"] [data-side="right"] td[data-value]').map((td) => Number(td.dataset.value)));
   const expected = Array.from(run.step('weights').data.subarray(0, 16));
@@ -256,7 +273,7 @@ test('typing in a control while scrolled far down leaves every section drawn whe
         return { id: node.getAttribute('aria-labelledby'), empty: parts.filter((part) => part.getBoundingClientRect().height === 0).map((part) => part.localName + (part.className ? `.${part.className}` : '')) };
       });
       // Empty by design: no error, no warnings, the embed box until asked for.
-      assert.deepEqual(drawn.empty.filter((name) => !/^(p\.error|ul\.warnings|div\.embed)/.test(name)), [], `${when}: section ${drawn.id} has parts with no height`);
+      assert.deepEqual(drawn.empty.filter((name) => !/^(p\.error|ul\.warnings|div\.embed|p\.stale-note|p\.tokens-notice|p\.note torch-status|slot)/.test(name)), [], `${when}: section ${drawn.id} has parts with no height`);
     }
   };
   await page.locator('mha-playground input[name="C"]').fill('16');
@@ -265,7 +282,7 @@ test('typing in a control while scrolled far down leaves every section drawn whe
   // The same from the top of the page into the quiz, far below.
   await page.evaluate(() => scrollTo(0, 0));
   await page.locator('mha-playground li[data-question="D"] input').fill('8');
-  await page.locator('mha-playground li[data-question="D"] button').click();
+  await page.locator('mha-playground li[data-question="D"] button[data-action="check"]').click();
   await page.locator('mha-playground li[data-question="D"] .verdict[data-ok="true"]').waitFor();
   await allDrawn('after answering in the quiz');
   assert.ok(await page.locator('mha-walkthrough button[data-action="next"]').isVisible(), 'the walkthrough can be used');
@@ -323,7 +340,7 @@ test('an invalid config shows the engine\'s message next to its control and the 
   await page.locator('mha-playground #error-H', { hasText: expected.message }).waitFor();
   assert.equal(await page.locator('mha-playground input[name="H"]').getAttribute('aria-invalid'), 'true');
   assert.deepEqual(await shownStep(page), before, 'the last valid walkthrough stays');
-  assert.equal(await page.locator('mha-heatmap figure.panel').count(), 4);
+  assert.equal(await page.locator('mha-playground section.heatmaps mha-heatmap figure.panel').count(), 4);
   await page.screenshot({ path: `${ARTIFACTS}error-en-desktop.png` });
   // Padding lengths that do not fit: the message sits by the key-lengths box.
   await page.locator('mha-playground input[name="H"]').fill('4');
@@ -348,7 +365,7 @@ test('language: follows the browser, switches, is remembered, and covers the pag
   await page.locator('button[data-lang="en"]').click();
   await page.locator('mha-playground #h-walkthrough', { hasText: STRINGS.en['wt.title'] }).waitFor();
   assert.equal(await page.locator('header [data-i18n="page.tagline"]').textContent(), STRINGS.en['page.tagline']);
-  assert.equal(await page.locator('mha-heatmap select.step-select option:checked').textContent(), STRINGS.en['step.weights']);
+  assert.equal(await page.locator('mha-playground section.heatmaps mha-heatmap select.step-select option:checked').textContent(), STRINGS.en['step.weights']);
   // A new visit in the same browser (no lang in the URL) remembers English.
   const again = await openPage(env.browser, env.url, { context });
   assert.equal(await again.page.evaluate(() => document.documentElement.lang), 'en');
@@ -368,7 +385,13 @@ test('language: follows the browser, switches, is remembered, and covers the pag
     return words;
   });
   // Names that stay Latin in Chinese text: the tensors' ids, the key name, the technologies.
-  const allowed = new Set(['softmax', 'float32', 'scores', 'weights', 'Enter', 'xtensor', 'WebAssembly', 'script', 'iframe']);
+  // API names in the PyTorch panel stay as PyTorch writes them (nn.MultiheadAttention, nn.Linear,
+  // state dict, out_proj.weight, transpose, Hugging Face). The trainer section names the model
+  // and the technique as Chinese texts do (Transformer, dropout, Web Worker) and the script that
+  // made its checkpoints (scripts/make_checkpoints.js).
+  const allowed = new Set(['softmax', 'float32', 'scores', 'weights', 'Enter', 'xtensor', 'WebAssembly', 'script', 'iframe',
+    'PyTorch', 'MultiheadAttention', 'Linear', 'weight', 'state', 'State', 'transpose', 'Hugging',
+    'Transformer', 'dropout', 'Dropout', 'Worker', 'scripts']);
   assert.deepEqual(latinWords.filter((w) => !allowed.has(w) && !/^(mha|lens)$/i.test(w)), []);
   // The engine's own message, in Chinese, next to the control at fault.
   let expected;
@@ -389,12 +412,12 @@ test('the URL holds the whole view and a link reopens it', opts, async () => {
   assert.equal(await page.locator('mha-playground input[name="C"]').inputValue(), '12');
   assert.equal(await page.locator('mha-playground input[name="Tk"]').inputValue(), '5');
   assert.equal(await page.locator('mha-playground input[name="bias"]').isChecked(), false);
-  assert.equal(await page.locator('mha-heatmap select.step-select').inputValue(), 'scaled');
-  assert.equal(await page.locator('mha-heatmap figure.panel[aria-current="true"]').getAttribute('data-h'), '3');
+  assert.equal(await page.locator('mha-playground section.heatmaps mha-heatmap select.step-select').inputValue(), 'scaled');
+  assert.equal(await page.locator('mha-playground section.heatmaps mha-heatmap figure.panel[aria-current="true"]').getAttribute('data-h'), '3');
   const run = env.engine.run({ B: 1, T: 3, Tk: 5, C: 12, H: 4, Hkv: 1, mask: 'causal', bias: false, seed: 9 });
   assert.equal((await shownStep(page)).shape, shapeText(run.step('k_t').shape));
-  await page.locator('mha-heatmap details.table-view summary').click();
-  await page.locator('mha-heatmap .table-view td').first().waitFor();
+  await page.locator('mha-playground section.heatmaps mha-heatmap details.table-view summary').click();
+  await page.locator('mha-playground section.heatmaps mha-heatmap .table-view td').first().waitFor();
   const values = await deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', '.table-view td').map((td) => Number(td.dataset.value)));
   assert.deepEqual(values.map(Math.fround), Array.from(run.step('scaled').data.subarray(3 * 15, 4 * 15)), 'the selected head 3, in the table view');
   const scaled = scaleFor(run.step('scaled'));
@@ -402,14 +425,14 @@ test('the URL holds the whole view and a link reopens it', opts, async () => {
   assert.deepEqual(shown.cells.map((cell) => cell.color), Array.from(run.step('scaled').data.subarray(3 * 15, 4 * 15), (v) => scaled.color(v)), 'and drawn in its colours');
   assert.deepEqual(decodeState(new URL(page.url()).search), decodeState(query), 'the page writes back what it read');
   // A change goes into the URL, and that URL opens the same view.
-  await page.locator('mha-playground input[name="seed"]').fill('10');
+  await page.locator('mha-playground form.controls input[name="seed"]').fill('10');
   await page.waitForFunction(() => new URLSearchParams(location.search).get('seed') === '10');
   await page.locator('mha-walkthrough button[data-action="next"]').click();
   await page.waitForFunction(() => new URLSearchParams(location.search).get('step') === 'scores');
   const link = new URL(page.url()).search;
   const reopened = await openPage(env.browser, env.url, { query: link });
   assert.equal((await shownStep(reopened.page)).id, 'scores');
-  assert.equal(await reopened.page.locator('mha-playground input[name="seed"]').inputValue(), '10');
+  assert.equal(await reopened.page.locator('mha-playground form.controls input[name="seed"]').inputValue(), '10');
   await noProblems(problems, page);
   await noProblems(reopened.problems, reopened.page);
   await context.close();
@@ -423,12 +446,12 @@ test('exports download a valid PNG, SVG and JSON of the current view', opts, asy
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator(selector).click()]);
     return { name: download.suggestedFilename(), bytes: await readFile(await download.path()) };
   };
-  const png = await grab('mha-heatmap button[data-export="png"]');
+  const png = await grab('mha-playground section.heatmaps mha-heatmap button[data-export="png"]');
   assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   assert.ok(png.bytes.readUInt32BE(16) > 50 && png.bytes.readUInt32BE(20) > 50, 'a real image size');
   assert.match(png.name, /weights-b0-h1\.png$/);
   await writeFile(`${ARTIFACTS}export-weights-b0-h1.png`, png.bytes);
-  const svgFile = await grab('mha-heatmap button[data-export="svg"]');
+  const svgFile = await grab('mha-playground section.heatmaps mha-heatmap button[data-export="svg"]');
   const svgText = svgFile.bytes.toString('utf8');
   assert.match(svgText, /^<\?xml/);
   const parsed = await page.evaluate((text) => {
@@ -448,6 +471,7 @@ test('exports download a valid PNG, SVG and JSON of the current view', opts, asy
 test('the mistakes panel shows real wrong versions and the self-test checks answers', opts, async () => {
   const { page, context, problems } = await openPage(env.browser, env.url);
   const run = env.engine.run(CLASSIC);
+  await panelsDrawn(page);
   const sums = await deep(page, ($, $$) => ({
     wrongCols: $$('mha-playground', '[data-mistake="softmaxOverQueries"] [data-side="wrong"] td[data-colsum]').map((td) => Number(td.dataset.colsum)),
     wrongRows: $$('mha-playground', '[data-mistake="softmaxOverQueries"] [data-side="wrong"] td[data-rowsum]').map((td) => Number(td.dataset.rowsum)),
@@ -475,7 +499,7 @@ test('the mistakes panel shows real wrong versions and the self-test checks answ
   const answers = { D: run5.summary.D, scores: `[${run5.step('scores').shape.join(', ')}]`, q_heads: run5.step('q_heads').shape.join('×'), weights: run5.step('weights').numel, params: run5.summary.parameterCount };
   for (const [id, answer] of Object.entries(answers)) {
     await page.locator(`mha-playground li[data-question="${id}"] input`).fill(String(answer));
-    await page.locator(`mha-playground li[data-question="${id}"] button`).click();
+    await page.locator(`mha-playground li[data-question="${id}"] button[data-action="check"]`).click();
     await page.locator(`mha-playground li[data-question="${id}"] .verdict[data-ok="true"]`).waitFor();
   }
   await page.locator('mha-playground li[data-question="scores"] input').fill('[2,2,4,4]');
@@ -503,7 +527,7 @@ for (const lang of ['zh', 'en']) {
     }
     await page.screenshot({ path: `${ARTIFACTS}page-${lang}-360.png`, fullPage: true });
     await page.locator('mha-walkthrough').screenshot({ path: `${ARTIFACTS}walkthrough-${lang}-360.png` });
-    await page.locator('mha-heatmap').screenshot({ path: `${ARTIFACTS}heatmaps-${lang}-360.png` });
+    await page.locator('mha-playground section.heatmaps mha-heatmap').screenshot({ path: `${ARTIFACTS}heatmaps-${lang}-360.png` });
     await noProblems(problems, page);
     await context.close();
   });

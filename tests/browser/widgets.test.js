@@ -7,7 +7,8 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { ARTIFACTS, TIMEOUT, deep, heatmapCells, launch, makeHostSite } from './harness.js';
-import { scaleFor } from '../../web/src/logic/colors.js';
+import { heatmapScales } from '../../web/src/logic/colors.js';
+import { heatmapPanels } from '../../web/src/logic/heatmap-layout.js';
 
 const XSS = '<img src=x onerror=alert(1)>';
 // The policy a careful tutorial site may send: no inline script or style, no eval, nothing but
@@ -74,10 +75,13 @@ test('every element renders on a foreign page, one engine, the wasm found next t
   await page.locator('#playground mha-walkthrough h3').waitFor();
   assert.equal(await page.locator('#playground mha-heatmap figure.panel').count(), 8, 'the playground runs its attributes: B=2, H=4 (MQA)');
   assert.equal(await page.locator('#playground #h-walkthrough').textContent(), '逐步讲解');
-  const run = env.engine.run({ B: 2, T: 3, C: 12, H: 3 });
+  // tokens="a b c" is one sentence and no b: one batch row.
+  const run = env.engine.run({ B: 1, T: 3, C: 12, H: 3 });
   assert.equal(await page.locator('#follower figure.panel').count(), run.summary.B * run.summary.H, 'the follower shows the stepper\'s run');
-  const follower = await heatmapCells(page, ['#follower'], { b: 1, h: 2, rows: 3, cols: 3 });
-  assert.deepEqual(follower.cells.map((cell) => cell.color), Array.from(run.step('weights').data.subarray(5 * 9, 6 * 9), (v) => scaleFor(run.step('weights')).color(v)));
+  const follower = await heatmapCells(page, ['#follower'], { b: 0, h: 2, rows: 3, cols: 3 });
+  const weights = run.step('weights');
+  const scale = heatmapScales(weights, heatmapPanels(weights, 3), 'uniform')[2];
+  assert.deepEqual(follower.cells.map((cell) => cell.color), Array.from(weights.data.subarray(2 * 9, 3 * 9), (v, i) => scale.color(v, Math.floor(i / 3))));
   assert.deepEqual(wasm, [`${host.url}lib/mha_engine.wasm`], 'fetched once, from beside the bundle');
 
   // The bad element shows the engine's own message and fires mha-error; its siblings still work.
@@ -89,7 +93,7 @@ test('every element renders on a foreign page, one engine, the wasm found next t
 
   // The XSS probe is a token label, shown as text; nothing ran.
   const labels = await deep(page, ($, $$) => $$('#xss', 'figure.panel[data-b="0"][data-h="0"] text[text-anchor="end"]').map((t) => t.textContent));
-  assert.deepEqual(labels, ['<img', 'src=x', 'onerr…', 'b'], 'one token per word, shown as literal text');
+  assert.deepEqual(labels, ['<img', 'src=x', 'onerror=alert(1…', 'b'], 'one token per word, shown as literal text (labels up to 16 characters)');
   const readout = await page.evaluate(() => document.querySelector('#xss').shadowRoot.querySelectorAll('img').length);
   assert.equal(readout, 0);
   await page.locator('#xss details.table-view summary').click();
@@ -98,9 +102,9 @@ test('every element renders on a foreign page, one engine, the wasm found next t
 
   // Attributes update the view, and the follower follows.
   await page.evaluate(() => { const walk = document.getElementById('walk'); walk.setAttribute('c', '16'); walk.setAttribute('h', '4'); });
-  await page.waitForFunction(() => document.getElementById('follower').shadowRoot.querySelectorAll('figure.panel').length === 8);
+  await page.waitForFunction(() => document.getElementById('follower').shadowRoot.querySelectorAll('figure.panel').length === 4);
   await page.locator('#walk .steps button[data-id="q_heads"]').click();
-  assert.equal(await page.locator('#walk .shape-text').textContent(), '[2,4,3,4]');
+  assert.equal(await page.locator('#walk .shape-text').textContent(), '[1,4,3,4]');
   // A heatmap step chosen in the stepper is shown by its follower.
   await page.locator('#walk .steps button[data-id="scaled"]').click();
   await page.waitForFunction(() => document.getElementById('follower').getAttribute('step') === 'scaled');
@@ -139,7 +143,8 @@ test('the iframe route renders one element from its URL, tokens as text', { time
   await page.locator('mha-heatmap figure.panel').first().waitFor();
   assert.equal(await page.locator('mha-heatmap figure.panel').count(), 4);
   assert.equal(await page.evaluate(() => document.querySelector('mha-heatmap').hasAttribute('onload')), false);
-  assert.equal(await page.locator('mha-heatmap h4').first().textContent(), '批次行 b = 0');
+  assert.equal(await page.locator('mha-heatmap h4').count(), 0, 'one batch row: no batch heading');
+  assert.equal(await page.locator('mha-heatmap figcaption').first().textContent(), '头 0');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -63,3 +63,116 @@ test('every axis has one stable colour, T and Tq share one, merged axes show bot
   assert.deepEqual(axisColors('Tq'), axisColors('T'));
   assert.deepEqual(axisColors('H·D'), [axisColors('H')[0], axisColors('D')[0]]);
 });
+
+import { heatmapScaleKinds, heatmapScales, rampColors, uniformReferences } from '../../web/src/logic/colors.js';
+import { heatmapPanels } from '../../web/src/logic/heatmap-layout.js';
+import { getTestEngine } from './engine-helper.js';
+
+const distinct = (scale, values, cols) => new Set(values.map((v, i) => scale.color(v, Math.floor(i / cols)))).size;
+
+test('heatmap scales: relative to uniform by default for weights, and it shows the structure a 0–1 scale hides', async () => {
+  const engine = await getTestEngine();
+  const run = engine.run({ B: 1, T: 6, C: 16, H: 2, seed: 3 });
+  const weights = run.step('weights');
+  assert.deepEqual(heatmapScaleKinds(weights), ['uniform', 'head', 'fixed']);
+  assert.deepEqual(heatmapScaleKinds(run.step('scaled')), ['shared', 'head']);
+  const panels = heatmapPanels(weights, 2);
+  const cells = (p) => Array.from(weights.data.subarray(panels[p].offset, panels[p].offset + 36));
+  const [fixed] = heatmapScales(weights, panels, 'fixed');
+  const [uniform] = heatmapScales(weights, panels, 'uniform');
+  // Seeded weights are near 1/6: on 0–1 they are a handful of nearly equal colours.
+  const spread = Math.max(...cells(0)) - Math.min(...cells(0));
+  assert.ok(spread < 0.25, `seeded weights are near uniform (spread ${spread})`);
+  const lum = (scale) => cells(0).map((v) => luminance(scale.color(v, 0)));
+  const range = (values) => Math.max(...values) - Math.min(...values);
+  assert.ok(range(lum(uniform)) > 2 * range(lum(fixed)), 'relative to uniform spans far more of its ramp');
+  // 1/Tk is neutral; the largest deviation (over both heads) reaches an end of the ramp, and the
+  // legend's ends are the smallest and the largest weight, on the part of the ramp they reach.
+  assert.equal(uniform.mid, 1 / 6);
+  assert.equal(uniform.color(1 / 6, 0), diverging(0));
+  const min = Math.min(...weights.data);
+  const max = Math.max(...weights.data);
+  assert.ok(Math.abs(uniform.min - min) < 1e-7 && Math.abs(uniform.max - max) < 1e-7, 'the legend\'s ends are real weights');
+  assert.ok(Math.abs(uniform.extent - Math.max(max * 6 - 1, 1 - min * 6)) < 1e-6, 'the largest |w·n − 1|');
+  assert.deepEqual([uniform.color(uniform.mid + uniform.extent, 0), uniform.color(uniform.mid - uniform.extent, 0)], [diverging(1), diverging(-1)]);
+  assert.ok(uniform.from >= 0 && uniform.to <= 1 && (uniform.from === 0 || uniform.to === 1));
+});
+
+test('per head: each panel from its own min to its max; masked cells are left out of every range', async () => {
+  const engine = await getTestEngine();
+  const run = engine.run({ B: 2, T: 4, C: 8, H: 2, mask: 'causal' });
+  const weights = run.step('weights');
+  const masked = run.step('masked');
+  const isMasked = (i) => masked.data[i] === -Infinity;
+  const panels = heatmapPanels(weights, 2);
+  const scales = heatmapScales(weights, panels, 'head', isMasked);
+  for (const [p, panel] of panels.entries()) {
+    const values = Array.from(weights.data.subarray(panel.offset, panel.offset + 16)).filter((_, j) => !isMasked(panel.offset + j));
+    assert.equal(scales[p].min, Math.min(...values));
+    assert.equal(scales[p].max, Math.max(...values));
+    assert.equal(scales[p].color(scales[p].max), viridis(1));
+  }
+  // Causal: query 0 sees one key, so its uniform weight is 1; query 3 sees four.
+  assert.deepEqual(Array.from(uniformReferences(panels[0], isMasked)), [1, 1 / 2, 1 / 3, 1 / 4]);
+  const [uniform] = heatmapScales(weights, panels, 'uniform', isMasked);
+  assert.equal(uniform.mid, null, 'rows differ: the middle is 1/n of each row');
+  assert.equal(uniform.color(1, 0), diverging(0), 'query 0 on its only key is exactly uniform');
+  // A ratio: twice uniform is the same colour in a row of 2 keys and in a row of 4.
+  assert.equal(uniform.color(1, 1), uniform.color(0.5, 3));
+  assert.equal(uniform.color(2 / 3, 2), uniform.color(0.5, 3), 'and in a row of 3');
+  // Signed steps: shared is ±the step's largest |value|, per head ±the panel's.
+  const scaled = run.step('scaled');
+  const [shared] = heatmapScales(scaled, panels, 'shared');
+  assert.deepEqual([shared.min, shared.max], [scaleFor(scaled).min, scaleFor(scaled).max]);
+  const perHead = heatmapScales(scaled, panels, 'head');
+  assert.ok(perHead.some((s) => s.max < shared.max));
+  assert.equal(perHead[0].color(0), diverging(0));
+});
+
+test('every heatmap scale writes the same bytes as its colour, and its ramp has both ends', async () => {
+  const engine = await getTestEngine();
+  const run = engine.run({ B: 1, T: 5, C: 12, H: 3, mask: 'causal', seed: 9 });
+  const hexOf = (out, at) => `#${[0, 1, 2].map((k) => out[at + k].toString(16).padStart(2, '0')).join('')}`;
+  for (const step of [run.step('weights'), run.step('masked')]) {
+    const panels = heatmapPanels(step, 3);
+    for (const kind of heatmapScaleKinds(step)) {
+      const scales = heatmapScales(step, panels, kind, (i) => run.step('masked').data[i] === -Infinity);
+      const out = new Uint8ClampedArray(4);
+      for (const [p, panel] of panels.entries()) {
+        for (let j = 0; j < 25; j++) {
+          const v = step.data[panel.offset + j];
+          scales[p].rgbInto(v, out, 0, Math.floor(j / 5));
+          assert.equal(hexOf(out, 0), scales[p].color(v, Math.floor(j / 5)), `${step.id} ${kind}`);
+        }
+      }
+      assert.ok(distinct(scales[0], Array.from(step.data.subarray(0, 25)), 5) > 3, `${step.id} ${kind} shows structure`);
+    }
+  }
+  assert.deepEqual([rampColors('viridis', 3)[0], rampColors('viridis', 3)[2]], [viridis(0), viridis(1)]);
+  assert.deepEqual([rampColors('diverging', 3)[0], rampColors('diverging', 3)[1]], [diverging(-1), diverging(0)]);
+});
+
+import { paintPanel } from '../../web/src/logic/colors.js';
+
+test('paintPanel writes the bytes rgbInto writes, cell by cell, masked cells in their own colour', async () => {
+  const engine = await getTestEngine();
+  const run = engine.run({ B: 1, T: 7, C: 12, H: 3, mask: 'causal', seed: 2 });
+  const masked = run.step('masked');
+  const isMasked = (i) => masked.data[i] === -Infinity;
+  for (const step of [run.step('weights'), run.step('scaled')]) {
+    const panels = heatmapPanels(step, 3);
+    for (const kind of heatmapScaleKinds(step)) {
+      const scales = heatmapScales(step, panels, kind, isMasked);
+      for (const [p, panel] of panels.entries()) {
+        const fast = new Uint8ClampedArray(49 * 4);
+        paintPanel(scales[p], step.data, panel, isMasked, fast, [1, 2, 3]);
+        const slow = new Uint8ClampedArray(49 * 4);
+        for (let j = 0; j < 49; j++) {
+          if (isMasked(panel.offset + j)) slow.set([1, 2, 3, 255], j * 4);
+          else scales[p].rgbInto(step.data[panel.offset + j], slow, j * 4, Math.floor(j / 7));
+        }
+        assert.deepEqual(Array.from(fast), Array.from(slow), `${step.id} ${kind} panel ${p}`);
+      }
+    }
+  }
+});

@@ -39,7 +39,9 @@ test('bad values reach the engine unchanged, so its message names the attribute\
 });
 
 test('the config property: tokens as an array or text', () => {
-  assert.deepEqual(configFromProperty({ C: 12, H: 3, tokens: ['a', 'b', 'c'] }), { config: { ...CLASSIC, C: 12, H: 3, T: 3 }, tokens: ['a', 'b', 'c'] });
+  assert.deepEqual(configFromProperty({ C: 12, H: 3, tokens: ['a', 'b', 'c'] }), { config: { ...CLASSIC, B: 1, C: 12, H: 3, T: 3 }, tokens: ['a', 'b', 'c'] }, 'one sentence: one batch row');
+  assert.equal(configFromProperty({ B: 3, tokens: ['a'] }).config.B, 3, 'unless B is given');
+  assert.equal(configFromProperty({ C: 12 }).config.B, CLASSIC.B, 'no tokens: the classic example');
   assert.equal(configFromProperty({ tokens: 'x y' }).config.T, 2);
   assert.equal(configFromProperty({ T: 5 }).tokens.length, 5);
 });
@@ -95,4 +97,11 @@ test('one map of attributes to fields: elements, URL, embed code and the iframe 
   const pairs = configAttributes(state, ['a', 'b']);
   const back = configFromAttributes((name) => pairs.find(([attribute]) => attribute === name)?.[1] ?? null);
   assert.deepEqual(back.config, engineConfig({ ...state, tokens: 'a b' }), 'embed attributes read back to the page\'s config');
+});
+
+test('one sentence in tokens means one batch row, unless b says otherwise', () => {
+  assert.equal(configFromAttributes(attributes({ tokens: 'I love attention' })).config.B, 1);
+  assert.equal(configFromAttributes(attributes({ tokens: 'I love attention', b: '2' })).config.B, 2);
+  assert.equal(configFromAttributes(attributes({ t: '5' })).config.B, CLASSIC.B, 'no sentence: the classic example');
+  assert.equal(configFromAttributes(attributes({ tokens: '  ' })).config.B, CLASSIC.B, 'an empty sentence is none');
 });

@@ -101,3 +101,52 @@ test('small heatmaps get a pixel block per cell, big ones one pixel per cell', (
   assert.equal(canvasCellPixels(geometry(33, 32)), 1);
   assert.equal(canvasCellPixels(geometry(128, 128)), 1);
 });
+
+import { averageOverHeads, panelGrid } from '../../web/src/logic/heatmap-layout.js';
+
+test('the average over heads is the mean of the heads\' weights, rows still sum to 1', async () => {
+  const engine = await getTestEngine();
+  const run = engine.run({ B: 2, T: 3, C: 12, H: 3, mask: 'causal' });
+  const weights = run.step('weights');
+  const mean = averageOverHeads(weights);
+  assert.deepEqual(mean.shape, [2, 1, 3, 3]);
+  for (let b = 0; b < 2; b++) {
+    for (let i = 0; i < 9; i++) {
+      const expected = [0, 1, 2].reduce((sum, h) => sum + weights.data[(b * 3 + h) * 9 + i], 0) / 3;
+      assert.ok(Math.abs(mean.data[b * 9 + i] - expected) < 1e-7);
+    }
+    for (let r = 0; r < 3; r++) {
+      const sum = [0, 1, 2].reduce((s, c) => s + mean.data[b * 9 + r * 3 + c], 0);
+      assert.ok(Math.abs(sum - 1) < 1e-6, `row ${r} sums to ${sum}`);
+    }
+  }
+});
+
+test('the grid fills the width: more panels side by side on a wide screen, cells follow the space', () => {
+  const tokens = ['I', 'love', 'deep', 'learning'];
+  const wide = panelGrid({ width: 1100, count: 4, rows: 4, cols: 4, rowLabels: tokens, colLabels: tokens });
+  const phone = panelGrid({ width: 320, count: 4, rows: 4, cols: 4, rowLabels: tokens, colLabels: tokens });
+  assert.equal(wide.columns, 4);
+  assert.ok(wide.columns * (wide.geometry.width + 8) + (wide.columns - 1) * 8 <= 1100);
+  assert.ok(phone.columns * (phone.geometry.width + 8) + (phone.columns - 1) * 8 <= 320, 'fits a phone');
+  assert.equal(phone.columns, 2, 'two heads side by side on a phone');
+  // Two batch rows of two heads in 320 px: three would fit, but a row holds one batch row's pair.
+  const grouped = panelGrid({ width: 320, count: 4, group: 2, rows: 4, cols: 4, rowLabels: ['我', '爱', '深度', '学习'], colLabels: ['我', '爱', '深度', '学习'] });
+  assert.equal(grouped.columns, 2);
+  assert.ok(grouped.cell >= 20, `the cells grow into the room: ${grouped.cell} px`);
+  assert.deepEqual(wide.geometry.rowText, tokens, 'full-length labels where they fit: "learning", not "learn…"');
+  assert.deepEqual(phone.geometry.rowText, tokens);
+  const big = Array.from({ length: 128 }, (_, i) => `w${i}`);
+  const grid = panelGrid({ width: 1100, count: 12, rows: 128, cols: 128, rowLabels: big, colLabels: big });
+  assert.ok(grid.columns >= 3, `small multiples: ${grid.columns} side by side`);
+  assert.ok(grid.cell >= 2);
+  assert.ok(grid.geometry.labelStep > 1, 'every k-th label at 2 px cells');
+  assert.equal(grid.geometry.rowText.filter(Boolean).length, Math.ceil(128 / grid.geometry.labelStep));
+  // An author's cell size and label length win.
+  const fixed = panelGrid({ width: 1100, count: 2, rows: 4, cols: 4, rowLabels: tokens, colLabels: tokens, cellSize: 12, labelLength: 3 });
+  assert.equal(fixed.cell, 12);
+  assert.deepEqual(fixed.geometry.rowText, ['I', 'lo…', 'de…', 'le…']);
+  // A label too long for the screen is cut to what fits.
+  const long = panelGrid({ width: 320, count: 1, rows: 2, cols: 2, rowLabels: ['Donaudampfschifffahrt', 'x'], colLabels: ['a', 'b'] });
+  assert.ok(long.geometry.left < 320 * 0.45, `${long.geometry.left}px of row labels`);
+});

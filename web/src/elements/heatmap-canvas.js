@@ -1,27 +1,21 @@
 // A heatmap's pixels: one panel's cells painted into its canvas, and an exported heatmap (a
 // standalone SVG of rects and text) drawn into a PNG.
+import { paintPanel } from '../logic/colors.js';
 
 const MASKED_GROUND = [232, 232, 232]; // the hatch's light ground (#e8e8e8), under the hatch path
 
 /**
  * Paints one panel's cells into its canvas: a pixel block with a one-unit gap per cell for small
- * panels, one pixel per cell (one ImageData) for big ones.
+ * panels, one pixel per cell (one ImageData) for big ones. `scale` is the panel's colour scale
+ * (logic/colors.js heatmapScales): it takes each cell's row, for a scale relative to each row.
+ * `maskedAt(i)` is true for a masked cell (null: nothing is masked).
  */
 export function paintCells(canvas, data, panel, geometry, scale, maskedAt) {
   const ctx = canvas.getContext('2d');
   const pixels = canvas.width / panel.cols;
   if (pixels === 1) {
     const image = ctx.createImageData(panel.cols, panel.rows);
-    const bytes = image.data;
-    for (let j = 0, n = panel.rows * panel.cols; j < n; j++) {
-      const i = panel.offset + j;
-      if (maskedAt(i)) {
-        bytes.set(MASKED_GROUND, j * 4);
-        bytes[j * 4 + 3] = 255;
-      } else {
-        scale.rgbInto(data[i], bytes, j * 4);
-      }
-    }
+    paintPanel(scale, data, panel, maskedAt, image.data, MASKED_GROUND);
     ctx.putImageData(image, 0, 0);
     return;
   }
@@ -30,7 +24,7 @@ export function paintCells(canvas, data, panel, geometry, scale, maskedAt) {
   for (let r = 0; r < panel.rows; r++) {
     for (let c = 0; c < panel.cols; c++) {
       const i = panel.offset + r * panel.cols + c;
-      ctx.fillStyle = maskedAt(i) ? '#e8e8e8' : scale.color(data[i]);
+      ctx.fillStyle = maskedAt?.(i) ? '#e8e8e8' : scale.color(data[i], r);
       ctx.fillRect(c * pixels, r * pixels, pixels - gap, pixels - gap);
     }
   }
@@ -43,6 +37,8 @@ export function paintCells(canvas, data, panel, geometry, scale, maskedAt) {
  */
 export function svgToPng(svgText) {
   const doc = new DOMParser().parseFromString(svgText, 'image/svg+xml').documentElement;
+  // Not an SVG (a file that is not well-formed parses to an error document): nothing to draw.
+  if (doc.localName !== 'svg' || !doc.hasAttribute('viewBox')) return Promise.reject(new Error('not a well-formed SVG'));
   const [x0, y0, width, height] = doc.getAttribute('viewBox').split(' ').map(Number);
   const scale = 2;
   const canvas = document.createElement('canvas');

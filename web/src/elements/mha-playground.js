@@ -1,17 +1,20 @@
 // <mha-playground>: the whole lens — controls, shape chain, walkthrough, heatmaps, what the
-// numbers teach (parameters, growth, KV cache), common mistakes, a self-test and export —
-// composed of the same elements a tutorial page embeds and of the panels in playground/. Config
-// comes from attributes (b, tk, c, h, hkv, mask, key-lengths, bias, seed, tokens, lang) or the
-// `state` property; it fires `mha-state` after every change (the docs page keeps the URL in step
-// with it) and `mha-error` for an invalid config, whose message is shown next to the control at
-// fault while the last valid run stays on screen.
+// numbers teach (why 1/√D, parameters, growth, KV cache), PyTorch's layout with a state dict to
+// run, common mistakes, a self-test and export — composed of the same elements a tutorial page
+// embeds and of the panels in playground/. Config comes from attributes (b, tk, c, h, hkv, mask,
+// key-lengths, bias, seed, tokens, lang) or the `state` property; it fires `mha-state` after every
+// change (the docs page keeps the URL in step with it) and `mha-error` for an invalid config,
+// whose message is shown next to the control at fault while the last valid run stays on screen,
+// marked as stale.
 import { MhaError } from '../engine/engine.js';
+import { pageErrorText } from '../text/page-message.js';
 import { DEFAULT_STATE, DEFAULT_TOKENS, engineConfig } from '../logic/page-state.js';
 import { CONFIG_FIELDS, parseBias, parseTokens } from '../model/config-input.js';
+import { rememberCatalogue } from '../model/shape-formula.js';
 import { translator } from '../text/translate.js';
 import { ElementBase, el, langOf } from './dom.js';
 import { engineLoadError, getEngine } from './page-engine.js';
-import { baseStyles } from './styles.js';
+import { baseStyles, sheet } from './styles.js';
 import { followHostScheme, stopFollowingHostScheme } from './theme.js';
 import { CONTROLS_STYLES, ControlsPanel } from './playground/controls.js';
 import { EXPORT_STYLES, ExportPanel } from './playground/export-panel.js';
@@ -21,6 +24,7 @@ import { LESSONS_STYLES, LessonsPanel } from './playground/lessons-panel.js';
 import { MISTAKES_STYLES, MistakesPanel } from './playground/mistakes-panel.js';
 import { QUIZ_STYLES, QuizPanel } from './playground/quiz-panel.js';
 import { BLOCK_STYLES, BlockSourcePanel } from './trainer/block-source.js';
+import { TORCH_STYLES, TorchPanel } from './playground/torch-panel.js';
 import './define.js';
 
 // The config attributes it takes: all but t (T follows the tokens).
@@ -29,9 +33,18 @@ const ATTRIBUTE_FIELDS = CONFIG_FIELDS.filter(({ field }) => field !== 'T');
 // A page that stays responsive: the engine explains the cap if it is hit.
 const PAGE_MEMORY_CAP = 64 * 2 ** 20;
 
-const STYLES = [FRAME_STYLES, CONTROLS_STYLES, IMPORT_STYLES, LESSONS_STYLES, MISTAKES_STYLES, QUIZ_STYLES, EXPORT_STYLES, BLOCK_STYLES];
+/** The example where every size differs, so no shape can be read two ways: B=2, T=3, H=4, D=5, C=20. */
+export const DISTINCT_EXAMPLE = { tokens: { en: 'cats chase mice', zh: '猫 追 老鼠' }, B: 2, C: 20, H: 4 };
 
-// Side runs the panels read (other head counts, the 1/√D trend): the same config gives the same
+const STALE_STYLES = sheet(`
+section.block.stale > :not(h2):not(.stale-note) { opacity: 0.45; }
+.stale-note { color: var(--error); font-weight: 600; margin: 0 0 0.5em; }
+.stale-note:empty { display: none; }
+`);
+
+const STYLES = [FRAME_STYLES, CONTROLS_STYLES, IMPORT_STYLES, LESSONS_STYLES, TORCH_STYLES, MISTAKES_STYLES, QUIZ_STYLES, EXPORT_STYLES, BLOCK_STYLES, STALE_STYLES];
+
+// Side runs the panels read (other head counts, the 1/√D probes): the same config gives the same
 // answer, so each is run once; `limit` keeps the memo small.
 function memo(compute, limit) {
   const cache = new Map();
@@ -45,18 +58,26 @@ function memo(compute, limit) {
   };
 }
 
+// Sizes as the stale note names them: "B=2, T=4, C=8, H=2".
+const sizesText = ({ B, T, Tk, C, H, Hkv, cross }) => [`B=${B}`, `T=${T}`, cross ? `Tk=${Tk}` : null, `C=${C}`, `H=${H}`, Hkv !== H ? `Hkv=${Hkv}` : null].filter(Boolean).join(', ');
+
 export class MhaPlaygroundElement extends ElementBase {
-  static get observedAttributes() { return ['lang', 'theme', ...ATTRIBUTE_FIELDS.map(({ attribute }) => attribute)]; }
+  static get observedAttributes() { return ['lang', 'theme', 'trained-href', ...ATTRIBUTE_FIELDS.map(({ attribute }) => attribute)]; }
 
   #root;
   #engine = null;
   #state = { ...DEFAULT_STATE };
+  #weights = null; // { weights, C } from a pasted state dict, or null: seeded
+  #weightsId = 0;
   #run = null;
   #runTokens = [];
   #configKey = null; // the config last run, so a blur's change event does not redraw the same run
-  #panels = null; // { controls, lessons, mistakes, quiz }, and the elements, built for one language
+  #failed = false; // the engine refused that config (its message is shown)
+  #panels = null; // the panels and elements, built for one language
+  #cut = null; // { given, total }: the link held only some token labels
+  #deferred = 0; // the panels below the heatmaps, updated after the frame (see #compute)
   #summaryOf = memo((config) => this.#engine.run({ ...config, snapshots: false }).summary, 200);
-  #runOf = memo((config) => this.#engine.run(config), 16);
+  #runOf = memo((config) => this.#engine.run(config), 32);
 
   constructor() {
     super();
@@ -106,12 +127,13 @@ export class MhaPlaygroundElement extends ElementBase {
       this.#panels.controls.showError('config', engineLoadError(error).messageIn(this.#lang));
       return;
     }
+    rememberCatalogue(this.#engine.catalogue);
     this.#compute();
   }
 
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue || !this.#panels) return;
-    if (name === 'lang' || name === 'theme') {
+    if (name === 'lang' || name === 'theme' || name === 'trained-href') {
       this.#build();
       this.#compute({ force: true });
       return;
@@ -121,7 +143,7 @@ export class MhaPlaygroundElement extends ElementBase {
     this.#compute();
   }
 
-  /** The page state: config text as typed, and the selected step, heatmap step, batch and head. */
+  /** The page state: config text as typed, and the selected step, heatmap step, scale, batch and head. */
   get state() { return { ...this.#state }; }
   set state(state) {
     this.#state = { ...DEFAULT_STATE, ...state };
@@ -129,11 +151,30 @@ export class MhaPlaygroundElement extends ElementBase {
     this.#compute({ force: true });
   }
 
-  /** The last valid run (stays when the controls hold an invalid config). */
+  /**
+   * The last valid run (stays when the controls hold an invalid config). A new run releases the
+   * one before it (Run.release()): keep values you need beyond that as copies.
+   */
   get run() { return this.#run; }
 
   /** The token labels of that run. */
   get tokens() { return this.#runTokens; }
+
+  /** True while the weights are seeded (random), false with a pasted state dict's. */
+  get seeded() { return !this.#weights; }
+
+  /** { given, total }: the page's link held the labels of the first `given` of `total` tokens. */
+  set tokensCut(cut) {
+    this.#cut = cut;
+    this.#showCut();
+  }
+
+  /** Moves to the walkthrough: scrolls it into view and focuses its current step. */
+  focusWalkthrough() {
+    const { walkthrough } = this.#panels;
+    this.#root.querySelector('section.walkthrough')?.scrollIntoView({ block: 'start' });
+    walkthrough.focusStep();
+  }
 
   get #lang() { return langOf(this); }
 
@@ -152,15 +193,17 @@ export class MhaPlaygroundElement extends ElementBase {
     const lang = this.#lang;
     const t = translator(lang);
     const importPanel = new ImportPanel({ t, lang, apply: (imported) => this.#import(imported) });
-    const controls = new ControlsPanel({ t, lang, extra: importPanel.element, onChange: () => this.#fromControls() });
-    const lessons = new LessonsPanel({ t, summaryOf: this.#summaryOf });
-    const mistakes = new MistakesPanel({ t, runOf: this.#runOf });
-    const quiz = new QuizPanel({ t, variant: this.#panels?.quiz.variant });
+    const controls = new ControlsPanel({ t, lang, extra: importPanel.element, onChange: () => this.#fromControls(), onDistinct: () => this.#distinct() });
+    const lessons = new LessonsPanel({ t, summaryOf: this.#summaryOf, runOf: this.#runOf });
+    const torch = new TorchPanel({ t, lang, apply: (stateDict) => this.#applyStateDict(stateDict), reset: () => this.#seededWeights() });
+    const mistakes = new MistakesPanel({ t });
+    const quiz = new QuizPanel({ t, practice: this.#panels?.quiz.practice, answers: this.#panels?.quiz.answers, onDistinct: () => this.#distinct() });
     const exports = new ExportPanel({ t, lang, embedBase: () => this.getAttribute('embed-base') ?? new URL('./', document.baseURI).href,
       view: () => ({ state: this.#state, config: engineConfig(this.#state, lang), tokens: this.#runTokens, run: this.#run }) });
 
     const walkthrough = el('mha-walkthrough', { lang });
-    const heatmap = el('mha-heatmap', { lang, step: this.#state.view, batch: this.#state.batch, head: this.#state.head });
+    const heatmap = el('mha-heatmap', { lang, step: this.#state.view, batch: this.#state.batch, head: this.#state.head,
+      'trained-href': this.getAttribute('trained-href') ?? '#trained' });
     const shapes = el('mha-shapes', { lang });
     const blockSource = new BlockSourcePanel({ t, host: this, state: this.#panels?.block.state ?? this.#blockState, onChange: () => { this.#applyBlock(); this.#emitState(); } });
     // The trainer section (<mha-trainer slot="trained">, a child in the page, so that #trained
@@ -180,27 +223,45 @@ export class MhaPlaygroundElement extends ElementBase {
     walkthrough.addEventListener('mha-step', onStep);
     shapes.addEventListener('mha-step', onStep);
     heatmap.addEventListener('mha-select', (event) => {
-      Object.assign(this.#state, { view: event.detail.step, batch: event.detail.batch, head: event.detail.head });
+      const { step, batch, head, scale, average } = event.detail;
+      Object.assign(this.#state, { view: step, batch, head, scale, average });
       this.#emitState();
     });
 
-    this.#panels = { controls, lessons, mistakes, quiz, walkthrough, heatmap, shapes, block: blockSource };
+    const staleNote = () => el('p', { class: 'stale-note', role: 'status' });
+    this.#panels = { controls, lessons, torch, mistakes, quiz, walkthrough, heatmap, shapes, block: blockSource };
     this.#root.replaceChildren(controls.section,
-      block('shapes', t('shapes.title'), shapes),
-      block('walkthrough', t('wt.title'), blockSource.element, walkthrough),
-      block('heatmaps', t('hm.title'), heatmap),
+      block('shapes', t('shapes.title'), staleNote(), shapes),
+      block('walkthrough', t('wt.title'), staleNote(), blockSource.element, walkthrough),
+      block('heatmaps', t('hm.title'), staleNote(), heatmap),
       trained,
-      lessons.section, mistakes.section, quiz.section, exports.section);
+      lessons.section, torch.section, mistakes.section, quiz.section, exports.section);
     const slot = trained.querySelector('slot');
     const showTrained = () => { trained.hidden = slot.assignedElements().length === 0; };
     slot.addEventListener('slotchange', showTrained);
     showTrained();
     controls.show(this.#state);
+    this.#showCut();
+  }
+
+  #showCut() {
+    if (!this.#panels) return;
+    const cut = this.#cut;
+    this.#panels.controls.noteTokens(cut ? translator(this.#lang)('ctl.cut', { given: cut.given, total: cut.total, next: cut.given + 1 }) : '');
   }
 
   #fromControls() {
+    const before = this.#state.tokens;
     this.#panels.controls.read(this.#state);
+    if (this.#cut && this.#state.tokens !== before) this.tokensCut = null; // the reader's own tokens now
     this.#compute();
+  }
+
+  // The all-sizes-different example, kept in the reader's language.
+  #distinct() {
+    const { tokens, ...sizes } = DISTINCT_EXAMPLE;
+    this.state = { ...this.#state, ...sizes, tokens: tokens[this.#lang], Tk: null, Hkv: null, mask: 'none', keyLengths: '' };
+    this.#root.querySelector('section.walkthrough')?.scrollIntoView({ block: 'start' });
   }
 
   // An imported config replaces the state once the engine accepts it (MhaError otherwise).
@@ -213,13 +274,45 @@ export class MhaPlaygroundElement extends ElementBase {
     return true;
   }
 
+  // A pasted state dict: its weights (converted by the engine) with its C and bias, the H set in
+  // the controls. Throws the engine's MhaError (shown by the panel) if they do not fit.
+  #applyStateDict({ kind, params, C, bias }) {
+    if (!this.#engine) return;
+    const weights = kind === 'torch' ? this.#engine.fromTorch(params) : this.#engine.fromLinear(params);
+    const kvWidth = weights.Wk.length / C;
+    const H = Number(this.#state.H);
+    const Hkv = kvWidth !== C && Number.isInteger(H) && C % H === 0 ? kvWidth / (C / H) : null;
+    const candidate = { ...this.#state, C, bias, Hkv };
+    this.#engine.validate({ ...engineConfig(candidate, this.#lang), weights, memoryCap: PAGE_MEMORY_CAP });
+    this.#weights = { weights, C };
+    this.#weightsId++;
+    this.state = candidate;
+  }
+
+  #seededWeights() {
+    if (!this.#weights) return;
+    this.#weights = null;
+    this.#weightsId++;
+    this.#compute({ force: true });
+  }
+
+  #config() {
+    const config = { ...engineConfig(this.#state, this.#lang), memoryCap: PAGE_MEMORY_CAP };
+    return this.#weights ? { ...config, weights: this.#weights.weights } : config;
+  }
+
   #compute({ force = false } = {}) {
     if (!this.#engine || !this.#panels) return;
     const lang = this.#lang;
     const { controls, walkthrough, heatmap, shapes } = this.#panels;
-    const config = { ...engineConfig(this.#state, lang), memoryCap: PAGE_MEMORY_CAP };
-    const key = `${lang} ${JSON.stringify(config)}`;
+    const config = this.#config();
+    const tokens = parseTokens(this.#state.tokens ?? DEFAULT_TOKENS[lang]);
+    const { weights, ...sizes } = config;
+    const key = `${lang} ${JSON.stringify(sizes)} ${weights ? this.#weightsId : 'seeded'}`;
     if (key === this.#configKey && !force) {
+      // The same run: new words for its tokens are only labels (the values do not depend on them).
+      // The same refused config keeps its message as it is (a click on its link must find it).
+      if (!this.#failed && tokens.join('\u0000') !== this.#runTokens.join('\u0000')) this.#relabel(tokens);
       this.#emitState();
       return;
     }
@@ -228,16 +321,18 @@ export class MhaPlaygroundElement extends ElementBase {
       run = this.#engine.run(config);
     } catch (error) {
       if (!(error instanceof MhaError)) throw error;
-      controls.clearErrors();
-      controls.showError(error.field, error.messageIn(lang));
-      this.#configKey = null;
-      this.dispatchEvent(new CustomEvent('mha-error', { bubbles: true, composed: true, detail: { code: error.code, field: error.field, message: error.message } }));
-      return; // the last valid run stays on screen
+      this.#refused(error);
+      this.#configKey = key;
+      this.#failed = true;
+      return; // the last valid run stays on screen, marked as stale
     }
+    this.#failed = false;
     controls.clearErrors();
+    this.#markStale(false);
     this.#configKey = key;
+    const previous = this.#run;
     this.#run = run;
-    this.#runTokens = parseTokens(this.#state.tokens ?? DEFAULT_TOKENS[lang]);
+    this.#runTokens = tokens;
     controls.showRun(run);
 
     const step = run.steps.some((s) => s.id === this.#state.step) ? this.#state.step : 'x';
@@ -253,13 +348,82 @@ export class MhaPlaygroundElement extends ElementBase {
     heatmap.setAttribute('step', this.#state.view);
     heatmap.setAttribute('batch', this.#state.batch);
     heatmap.setAttribute('head', this.#state.head);
+    if (this.#state.scale) heatmap.setAttribute('scale', this.#state.scale); else heatmap.removeAttribute('scale');
+    heatmap.toggleAttribute('average', parseBias(this.#state.average) === true);
+    heatmap.seeded = !this.#weights;
     heatmap.tokens = this.#runTokens;
     heatmap.run = run;
     if (this.#panels.block.active) this.#panels.block.apply({ walkthrough, heatmap, shapes }); // the trained block instead
-    this.#panels.lessons.show(run);
-    this.#panels.mistakes.show(run, this.#runTokens);
-    this.#panels.quiz.show(run);
+    this.#updatePanels();
     this.dispatchEvent(new CustomEvent('mha-run', { detail: { run, tokens: this.#runTokens } }));
+    // Everything shows the new run now (elements that follow this one took it from mha-run): the
+    // previous run's arrays go at once instead of waiting for the garbage collector, so that the
+    // next run's snapshots reuse their memory (at T = 128 a run is megabytes of new arrays).
+    if (previous && previous !== run) previous.release();
+    this.#emitState();
+  }
+
+  // The panels below the heatmaps (lessons, PyTorch, mistakes, self-test) are drawn when the main
+  // thread is idle after the frame that shows the new run: a change of a control repaints what is
+  // on screen first, and while a reader drags a slider or types, these sections (mostly off
+  // screen, with content-visibility: auto) are drawn once, for the run the reader stops at.
+  #updatePanels() {
+    const ticket = ++this.#deferred;
+    const update = () => {
+      if (ticket !== this.#deferred || !this.#run) return;
+      const { lessons, torch, mistakes, quiz } = this.#panels;
+      lessons.show(this.#run);
+      torch.show(this.#run, Boolean(this.#weights));
+      mistakes.show(this.#run, this.#runTokens);
+      quiz.show(this.#run);
+      this.dispatchEvent(new CustomEvent('mha-panels', { detail: { run: this.#run } }));
+    };
+    requestAnimationFrame(() => (typeof requestIdleCallback === 'function' ? requestIdleCallback(update, { timeout: 2000 }) : setTimeout(update, 0)));
+  }
+
+  // Only the labels changed: the same run, shown with the new tokens everywhere they appear.
+  #relabel(tokens) {
+    this.#runTokens = tokens;
+    const { walkthrough, heatmap } = this.#panels;
+    walkthrough.tokens = tokens;
+    heatmap.tokens = tokens;
+    this.#updatePanels();
+    this.dispatchEvent(new CustomEvent('mha-run', { detail: { run: this.#run, tokens } }));
+  }
+
+  // A config the engine refused: its message next to the control at fault (the page's own words
+  // for the memory cap, which it has no control for), and what is on screen marked as stale.
+  #refused(error) {
+    const lang = this.#lang;
+    const t = translator(lang);
+    const { controls } = this.#panels;
+    controls.clearErrors();
+    const split = this.#run?.steps.findIndex((s) => s.op === 'reshape') ?? -1;
+    const action = error.key === 'not_divisible' && split >= 0
+      ? { text: t('error.seeSplit', { n: split + 1 }), run: () => this.#goToStep(this.#run.steps[split].id) }
+      : null;
+    controls.showError(error.field, pageErrorText(error, lang, this.#engine.messages), action);
+    this.#markStale(true);
+    this.dispatchEvent(new CustomEvent('mha-error', { bubbles: true, composed: true, detail: { code: error.code, field: error.field, message: error.message } }));
+  }
+
+  #markStale(stale) {
+    const t = translator(this.#lang);
+    this.#panels.controls.markStale(stale);
+    const note = stale && this.#run ? t('stale.note', { config: sizesText(this.#run.summary) }) : '';
+    for (const name of ['shapes', 'walkthrough', 'heatmaps']) {
+      const section = this.#root.querySelector(`section.block.${name}`);
+      section.classList.toggle('stale', Boolean(note));
+      section.querySelector('.stale-note').textContent = note;
+    }
+  }
+
+  #goToStep(id) {
+    const { walkthrough, shapes } = this.#panels;
+    walkthrough.stepId = id;
+    this.#state.step = walkthrough.stepId;
+    shapes.setAttribute('current', this.#state.step);
+    this.focusWalkthrough();
     this.#emitState();
   }
 

@@ -21,6 +21,7 @@ export class MhaShapesElement extends RunElement {
   static get observedAttributes() { return ['lang', 'current', ...SOURCE_ATTRIBUTES]; }
 
   #run = null;
+  #tokens = null;
   #drawnKey = null;
 
   constructor() {
@@ -30,13 +31,30 @@ export class MhaShapesElement extends RunElement {
       const button = event.target.closest('button[data-id]');
       if (button) this.dispatchEvent(new CustomEvent('mha-step', { bubbles: true, composed: true, detail: { step: button.dataset.id } }));
     });
+    // The chain is one tab stop: the arrow keys (and Home, End) move along it (roving tabindex).
+    this.shadowRoot.addEventListener('keydown', (event) => {
+      const buttons = [...this.shadowRoot.querySelectorAll('button[data-id]')];
+      const at = buttons.indexOf(event.composedPath()[0]);
+      if (at < 0) return;
+      const moves = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: buttons.length - 1 };
+      if (!(event.key in moves)) return;
+      event.preventDefault();
+      event.stopPropagation(); // the page's own arrow keys step the walkthrough
+      const next = buttons[Math.max(0, Math.min(buttons.length - 1, moves[event.key]))];
+      for (const button of buttons) button.tabIndex = button === next ? 0 : -1;
+      next.focus();
+    });
   }
 
   get run() { return this.#run; }
-  set run(run) { this.takeRun(run); }
+  set run(run) { this.takeRun(run, this.#tokens); }
 
-  acceptRun(run) {
+  /** The token labels of its run (it shows shapes only; followers of it read them). */
+  get tokens() { return this.#tokens; }
+
+  acceptRun(run, tokens) {
     this.#run = run;
+    this.#tokens = tokens ?? null;
     this.render();
   }
 
@@ -56,8 +74,10 @@ export class MhaShapesElement extends RunElement {
     const key = JSON.stringify([lang, current, chain.map((step) => [step.id, step.shape, step.axes])]);
     if (key === this.#drawnKey && this.shadowRoot.querySelector('ol')) return;
     this.#drawnKey = key;
+    // The focusable one: the current step, else the first.
+    const focusable = chain.some((step) => step.id === current) ? current : chain[0]?.id;
     const list = el('ol', { 'aria-label': t('shapes.label') }, chain.map((step) => el('li', {},
-      el('button', { type: 'button', 'data-id': step.id, 'aria-current': step.id === current ? 'step' : null, 'aria-label': `${stepTitle(t, step.id, this.#run.summary)} [${step.shape.join(',')}]` },
+      el('button', { type: 'button', 'data-id': step.id, tabindex: step.id === focusable ? 0 : -1, 'aria-current': step.id === current ? 'step' : null, 'aria-label': `${stepTitle(t, step.id, this.#run.summary)} [${step.shape.join(',')}]` },
         el('span', { class: 'id' }, step.id),
         el('span', {}, step.axes.map((axis, i) => axisChip(axis, step.shape[i], lang)))))));
     // Patched in place: another step or language changes a few attributes and texts.

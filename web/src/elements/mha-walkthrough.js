@@ -8,17 +8,20 @@
 import { formatCount, shapeText } from '../logic/format.js';
 import { scaleFor } from '../logic/colors.js';
 import { cellSources, changeKind, pictureLayout } from '../logic/tensor-picture.js';
-import { keyLabels, shortLabel } from '../logic/heatmap-layout.js';
+import { keyLabels, labelEm, shortLabel } from '../logic/heatmap-layout.js';
 import { memoryLayout, stepAnswers } from '../logic/walkthrough-text.js';
 import { JACOBIAN_LATEX, JACOBIAN_STEP, gradientOf } from '../logic/backward-text.js';
 import { renderMath } from '../logic/math.js';
 import { inputStep, stepTitle } from '../model/steps.js';
+import { shapeFormulaOf, shapeFormulaText } from '../model/shape-formula.js';
 import { translator } from '../text/translate.js';
 import { axisChip, el, langOf, patchChildren, reducedMotion, svg } from './dom.js';
 import { RunElement, SOURCE_ATTRIBUTES } from './run-element.js';
 import { sheet } from './styles.js';
 
 const UNIT = 10; // SVG units per cell in the tensor picture
+const MAX_PX_PER_UNIT = 0.17 * 15; // a picture is drawn at most 0.17em (15 px type) per unit
+const LABEL_PX = 11; // the smallest label on screen
 const MAX_PICTURE_CELLS = 4096; // more cells than this would be unreadable and slow to animate
 const ANIMATION_MS = 700;
 const PLAY_INTERVAL_MS = 1800;
@@ -35,6 +38,9 @@ const STYLES = sheet(`
 h3 { margin: 0.4em 0 0.2em; font-size: 1.2em; }
 .formula { font-size: 1.15em; overflow-x: auto; }
 .numbers { overflow-x: auto; white-space: nowrap; margin: 0.2em 0; }
+.axes-formula { overflow-x: auto; white-space: nowrap; margin: 0.1em 0 0.3em; font-size: 0.92em; }
+.axes-formula .chip { font-size: 0.85em; padding: 0 0.35em; margin: 0; }
+.role { margin: 0.3em 0; padding: 0.3em 0.6em; border-left: 3px solid var(--accent); background: var(--panel); }
 dl.answers { display: grid; grid-template-columns: auto 1fr; gap: 0.2em 0.8em; margin: 0.6em 0; }
 dl.answers dt { font-weight: 600; }
 dl.answers dd { margin: 0; }
@@ -65,15 +71,26 @@ export class MhaWalkthroughElement extends RunElement {
   #layoutOpen = false; // the reader opened the memory layout
   #timer = null;
   #onKey = (event) => this.#handleKey(event);
+  #width = 0;
+  #observer = null;
 
   constructor() { super(STYLES); }
 
   connectedCallback() {
     this.addEventListener('keydown', this.#onKey);
+    // The picture's labels are sized for its width: a new width redraws the step (next frame).
+    this.#observer ??= new ResizeObserver((entries) => {
+      const width = Math.floor(entries[0].contentRect.width);
+      if (!width || Math.round(width / 20) === Math.round(this.#width / 20)) return;
+      this.#width = width;
+      requestAnimationFrame(() => { if (this.#run && this.isConnected) this.#renderDetail(false); });
+    });
+    this.#observer.observe(this);
     super.connectedCallback();
   }
 
   disconnectedCallback() {
+    this.#observer?.disconnect();
     this.removeEventListener('keydown', this.#onKey);
     super.disconnectedCallback();
     this.pause();
@@ -96,11 +113,26 @@ export class MhaWalkthroughElement extends RunElement {
 
   /** Token labels (query positions) for captions. */
   get tokens() { return this.#tokens; }
-  set tokens(tokens) { this.#tokens = tokens; } // labels only; the next run draws them
+  set tokens(tokens) {
+    this.#tokens = tokens;
+    this.scheduleRender(); // the labels in the picture
+  }
 
   /** The id of the step on screen. */
   get stepId() { return this.#visibleSteps()[this.#index]?.id ?? null; }
   set stepId(id) { this.#goTo(this.#visibleSteps().findIndex((s) => s.id === id), { animate: false, emit: false }); }
+
+  /** Focuses the current step in the list of steps (its heading when the list is hidden). */
+  focusStep() {
+    const button = this.shadowRoot.querySelector(`.steps:not([hidden]) button[data-id="${this.stepId}"]`);
+    if (button) {
+      button.focus();
+      return;
+    }
+    const heading = this.shadowRoot.querySelector('h3');
+    heading?.setAttribute('tabindex', '-1');
+    heading?.focus();
+  }
 
   next() { this.#goTo(this.#index + 1, { animate: true, emit: true }); }
   prev() { this.#goTo(this.#index - 1, { animate: false, emit: true }); }
@@ -170,14 +202,16 @@ export class MhaWalkthroughElement extends RunElement {
     if (key === this.#drawnKey && this.shadowRoot.querySelector('.body')) {
       this.shadowRoot.querySelectorAll('.steps button').forEach((button, i) => {
         if (i === this.#index) button.setAttribute('aria-current', 'step'); else button.removeAttribute('aria-current');
+        button.tabIndex = i === this.#index ? 0 : -1;
       });
       this.#shownId = null;
       this.#renderDetail(false);
       return;
     }
     this.#drawnKey = key;
-    const list = el('ol', {}, steps.map((step, i) => el('li', {}, el('button', { type: 'button', 'data-id': step.id, 'aria-current': i === this.#index ? 'step' : null },
-      el('span', {}, `${i + 1}. ${stepTitle(t, step.id, this.#run.summary)}`), el('span', { class: 'shape mono' }, shapeText(step.shape))))));
+    // The list is one tab stop (the current step); the arrow keys move through it.
+    const list = el('ol', {}, steps.map((step, i) => el('li', {}, el('button', { type: 'button', 'data-id': step.id, tabindex: i === this.#index ? 0 : -1, 'aria-current': i === this.#index ? 'step' : null },
+      el('span', {}, `${this.#number(step)}. ${stepTitle(t, step.id, this.#run.summary)}`), el('span', { class: 'shape mono' }, shapeText(step.shape))))));
     list.addEventListener('click', (event) => {
       const button = event.target.closest('button[data-id]');
       if (button) this.#goTo(this.#visibleSteps().findIndex((s) => s.id === button.dataset.id), { animate: true, emit: true });
@@ -192,8 +226,15 @@ export class MhaWalkthroughElement extends RunElement {
     this.#renderDetail(false);
   }
 
+  // A step's number in the whole walkthrough (a pinned or ranged stepper numbers its steps as
+  // the full one does: q_heads is step 8 wherever it is shown).
+  #number(step) {
+    return this.#run.steps.findIndex((s) => s.id === step.id) + 1;
+  }
+
   #updateList() {
     this.shadowRoot.querySelectorAll('.steps button').forEach((button, i) => {
+      button.tabIndex = i === this.#index ? 0 : -1;
       if (i === this.#index) {
         button.setAttribute('aria-current', 'step');
         button.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
@@ -231,7 +272,7 @@ export class MhaWalkthroughElement extends RunElement {
     // Everything but the picture's colours follows from the step's sizes, layout and op: the same
     // step of a new run of the same shapes (another seed) only recolours the cells.
     const key = JSON.stringify([lang, this.#index, this.#visibleSteps().length, step.id, step.op, step.shape, step.strides, step.contiguous,
-      step.changesValues, step.formula, step.shapeFormula, this.#run.summary, this.#tokens, Boolean(this.#timer)]);
+      step.changesValues, step.formula, step.shapeFormula, this.#run.summary, this.#tokens, Boolean(this.#timer), Math.round(this.#pictureWidth() / 20)]);
     if (!animate && key === this.#detailKey && body.firstChild) {
       this.#recolor(body, step);
       this.#shownId = step.id;
@@ -242,7 +283,7 @@ export class MhaWalkthroughElement extends RunElement {
     const t = translator(lang);
     const answers = stepAnswers(step, steps);
     const yesNo = (value) => (value ? t('cli.yes') : t('cli.no'));
-    const formula = el('div', { class: 'formula', 'aria-label': step.formula });
+    const formula = el('div', { class: 'formula', 'aria-label': formulaLabel(t, step) });
     renderMath(formula, step.latex);
     const countText = answers.countBefore === null
       ? t('wt.countFirst', { n: formatCount(step.numel) })
@@ -251,10 +292,11 @@ export class MhaWalkthroughElement extends RunElement {
       axisChip(answers.colAxis, step.shape.at(-1), lang), ` ${t('wt.cols')}: ${t(`axis.${answers.colAxis}`)}`);
     // Without an animation the step is patched in place: the same step of a new run changes only
     // its numbers. An animated step gets new cells to animate.
-    (animate ? (...children) => body.replaceChildren(...children) : (...children) => patchChildren(body, children))(
-      el('h3', { 'data-step': step.id }, `${this.#index + 1}. ${stepTitle(t, step.id, this.#run.summary)}`),
+    (animate ? (...children) => body.replaceChildren(...children.filter((child) => child !== null)) : (...children) => patchChildren(body, children))(
+      el('h3', { 'data-step': step.id }, `${this.#number(step)}. ${stepTitle(t, step.id, this.#run.summary)}`),
       formula,
-      el('p', { class: 'numbers' }, el('code', { class: 'shape-formula' }, step.shapeFormula)),
+      ...this.#shapeFormula(step, t, lang),
+      ROLES.has(step.id) ? el('p', { class: 'role', 'data-role': step.id }, t(`role.${step.id}`, { heads: this.#run.summary.H })) : null,
       el('p', { class: 'shape' }, `${t('cli.shape')}: `, el('code', { class: 'shape-text' }, shapeText(step.shape)), ' ', el('span', { class: 'chips' }, step.axes.map((axis, i) => axisChip(axis, step.shape[i], lang)))),
       this.#backwardNotes(step, t),
       el('dl', { class: 'answers' },
@@ -279,6 +321,30 @@ export class MhaWalkthroughElement extends RunElement {
       notes.append(el('p', { class: 'jacobian-line' }, `${t('wt.jacobian')} `, jacobian));
     }
     return notes;
+  }
+
+  // The shape formula with numbers (words in the reader's language) and, under it, the same
+  // formula in axis names as chips: equal sizes (the seed's B = H = 2, T = D = 4) cannot hide
+  // which axis is which. The engine's own text when no catalogue is known (a run made elsewhere).
+  #shapeFormula(step, t, lang) {
+    const parts = shapeFormulaOf(step, this.#run.summary);
+    if (!parts) return [el('p', { class: 'numbers' }, el('code', { class: 'shape-formula' }, step.shapeFormula))];
+    const chips = [];
+    for (const part of parts) {
+      if (part.kind === 'shape') {
+        chips.push('[');
+        part.axes.forEach((axis, i) => chips.push(i ? ',' : null, axisChip(axis, undefined, lang)));
+        chips.push(']');
+      } else if (part.kind === 'word') {
+        chips.push(t(part.key));
+      } else {
+        chips.push(part.kind === 'head' ? 'D' : part.text);
+      }
+    }
+    return [
+      el('p', { class: 'numbers' }, el('code', { class: 'shape-formula' }, shapeFormulaText(parts, t, { D: this.#run.summary.D }))),
+      el('p', { class: 'axes-formula', 'aria-label': `${t('formula.symbols')}: ${shapeFormulaText(parts, t, { symbols: true })}` }, chips),
+    ];
   }
 
   // The picture's cells in the colours of this run's values (the cells are the step's elements in
@@ -318,10 +384,23 @@ export class MhaWalkthroughElement extends RunElement {
     }
     const layout = pictureLayout(step.shape, step.axes);
     const scale = scaleFor(step);
-    const pad = 14;
     const rows = this.#rowLabels(step, layout);
-    const left = rows ? 36 : pad; // room for token names, so a token can be followed across steps
-    const width = layout.width * UNIT + left + pad;
+    // Labels at least LABEL_PX on screen whatever the picture's scale (on a 360 px phone a picture
+    // is shrunk and 5-unit type read as 5 px): the type is sized in the picture's units for the
+    // width it will get, and rows are labelled every k-th when the type is taller than a row.
+    const available = this.#pictureWidth();
+    let font = 5;
+    let left = 14;
+    let width = 0;
+    for (let pass = 0; pass < 3; pass++) {
+      const widest = rows ? Math.max(1, ...rows.map(({ label }) => labelEm(shortLabel(label, 8)))) : 0;
+      left = rows ? Math.ceil(widest * font + 6) : 14; // room for token names, so a token can be followed across steps
+      width = layout.width * UNIT + left + 14;
+      const shown = Math.min(width * MAX_PX_PER_UNIT, available);
+      font = Math.max(5, LABEL_PX / (shown / width));
+    }
+    const every = Math.max(1, Math.ceil(font / UNIT - 0.05));
+    const pad = Math.ceil(Math.max(14, font + 5));
     const height = layout.height * UNIT + pad + 4;
     const picture = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': t('wt.pictureLabel', { step: stepTitle(t, step.id, this.#run.summary), shape: shapeText(step.shape) }) },
       svg('defs', {}, svg('pattern', { id: 'wt-hatch', width: 4, height: 4, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
@@ -329,13 +408,16 @@ export class MhaWalkthroughElement extends RunElement {
     const [B] = step.shape;
     for (let b = 0; b < B; b++) {
       const x = left + b * (layout.blockWidth + 2) * UNIT;
-      picture.append(svg('text', { x, y: pad - 4, 'font-size': 7, fill: 'currentColor' }, `b=${b}`));
+      picture.append(svg('text', { x, y: pad - 4, 'font-size': font, fill: 'currentColor' }, `b=${b}`));
     }
-    for (const { y, label } of rows ?? []) {
-      picture.append(svg('text', { x: left - 2, y: pad + y * UNIT + 6.5, 'font-size': 5, 'text-anchor': 'end', fill: 'currentColor' }, shortLabel(label, 5)));
-    }
+    (rows ?? []).forEach(({ y, label, index }) => {
+      if (index % every !== 0) return;
+      picture.append(svg('text', { x: left - 2, y: pad + y * UNIT + UNIT / 2 + font * 0.35, 'font-size': font, 'text-anchor': 'end', fill: 'currentColor', class: 'row-label' }, shortLabel(label, 8)));
+    });
+    // Head labels in the gap above each head's block (the first one left of "b=0").
+    const headFont = Math.min(font, UNIT - 1);
     for (const group of layout.groups) {
-      if (group.b === 0) picture.append(svg('text', { x: 1, y: pad + group.y * UNIT + 6, 'font-size': 5, fill: 'currentColor' }, `${group.axis === 'Hkv' ? 'kv' : 'h'}${group.head}`));
+      if (group.b === 0) picture.append(svg('text', { x: 1, y: group.y === 0 ? pad - 4 : pad + group.y * UNIT - 2, 'font-size': headFont, fill: 'currentColor' }, `${group.axis === 'Hkv' ? 'kv' : 'h'}${group.head}`));
     }
     const cells = svg('g', { transform: `translate(${left} ${pad})` });
     const rects = new Array(step.numel);
@@ -349,9 +431,18 @@ export class MhaWalkthroughElement extends RunElement {
     picture.append(cells);
     // Cells about as big as a chip, never wider than the column: small tensors stay small.
     picture.style.maxWidth = `${(width * 0.17).toFixed(2)}em`;
-    figure.append(picture, el('figcaption', {}, t(`kind.${changeKind(inputStep(step, this.#run.steps), step)}`)));
+    picture.dataset.font = font.toFixed(2); // label size in the picture's units (tests read it)
+    figure.append(picture, el('figcaption', {}, t(`kind.${captionKind(inputStep(step, this.#run.steps), step)}`)));
     if (animate && !reducedMotion()) this.#animate(step, rects, layout);
     return figure;
+  }
+
+  // The width the picture will be drawn at: the step's column, from the element's width as the
+  // resize observer last saw it (no layout is forced to measure it): the whole width up to the
+  // 640 px breakpoint, beside the 16em list of steps above it.
+  #pictureWidth() {
+    const width = this.#width || 600;
+    return width <= 640 ? width : width - 17 * 15;
   }
 
   // Token names for the rows of the picture when its rows are token positions: [B, T, C],
@@ -365,7 +456,7 @@ export class MhaWalkthroughElement extends RunElement {
     const labels = axis === 'T' || axis === 'Tq' ? tokens : axis === 'Tk' ? keyLabels(tokens, Tk, cross) : null;
     if (!labels) return null;
     const tops = stacked ? layout.groups.filter((g) => g.b === 0).map((g) => g.y) : [0];
-    return tops.flatMap((top) => labels.map((label, r) => ({ y: top + r, label })));
+    return tops.flatMap((top) => labels.map((label, r) => ({ y: top + r, label, index: r })));
   }
 
   // The step's own change, from its input to it: positions for moves and regroupings, colours
@@ -397,3 +488,19 @@ export class MhaWalkthroughElement extends RunElement {
   }
 }
 
+
+// Steps that say what they are for in one sentence (Q, K and V; the product; the output).
+const ROLES = new Set(['q', 'k', 'v', 'scores', 'context', 'output']);
+
+/** A formula as a screen reader says it, in the reader's language where the symbols need words. */
+function formulaLabel(t, step) {
+  const key = `formula.label.${step.id}`;
+  const text = t(key);
+  return text === key ? step.formula : text;
+}
+
+/** What the picture's caption says: a step that changes no value (no mask, D = 1) says so. */
+function captionKind(input, step) {
+  const kind = changeKind(input, step);
+  return kind === 'recolor' && !step.changesValues ? 'same' : kind;
+}

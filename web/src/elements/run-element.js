@@ -5,6 +5,7 @@ import { MhaError } from '../engine/engine.js';
 import { attributeProblems } from '../logic/attribute-check.js';
 import { reservedHeight } from '../logic/reserve.js';
 import { CONFIG_ATTRIBUTES, configFromAttributes, configFromProperty } from '../model/config-input.js';
+import { rememberCatalogue } from '../model/shape-formula.js';
 import { PageError } from '../text/page-error.js';
 import { translator } from '../text/translate.js';
 import { ElementBase, el, langOf } from './dom.js';
@@ -21,10 +22,12 @@ export const SOURCE_ATTRIBUTES = [...CONFIG_ATTRIBUTES, 'for'];
  * own config or the element named by `for`), and drawing. Source attributes recompute the run;
  * any other attribute redraws once per task. A subclass implements `acceptRun(run, tokens)` (a new
  * run arrived) and `draw()` (paint the shadow root; called only while connected), and may
- * implement `followStep(id)` (the followed element moved to step `id`).
+ * implement `followStep(id)` (the followed element moved to step `id`) and `providesOwnData()`
+ * (true while it shows data that needs no run, such as a heatmap's precomputed attention).
  */
 export class RunElement extends ElementBase {
   #external = false;
+  #seeded = false;
   #source = new RunSource(this, (run, tokens) => this.#accept(run, tokens), { onStep: (id) => this.followStep(id) });
   #renderQueued = false;
   #warned = new Set();
@@ -38,7 +41,7 @@ export class RunElement extends ElementBase {
     followHostScheme(this);
     this.checkAttributes();
     this.render();
-    if (!this.#external) this.#source.refresh();
+    if (!this.#external && !this.providesOwnData()) this.#source.refresh();
   }
 
   disconnectedCallback() {
@@ -49,11 +52,23 @@ export class RunElement extends ElementBase {
   attributeChangedCallback(name, oldValue, newValue) {
     if (oldValue === newValue) return;
     if (SOURCE_ATTRIBUTES.includes(name)) {
-      if (!this.#external && this.isConnected) this.#source.refresh();
+      if (!this.#external && this.isConnected && !this.providesOwnData()) this.#source.refresh();
+      else if (this.providesOwnData()) this.scheduleRender();
     } else {
       this.scheduleRender();
       if (this.run) queueMicrotask(() => this.checkAttributes());
     }
+  }
+
+  /**
+   * True when the run's weights are seeded (random): set by the element's own config (no
+   * `weights`), taken from an element it follows, or set by whoever hands it a run.
+   */
+  get seeded() { return this.#seeded; }
+  set seeded(value) {
+    if (this.#seeded === Boolean(value)) return;
+    this.#seeded = Boolean(value);
+    this.scheduleRender();
   }
 
   /** Config in the walkthrough's names ({B, T, C, H, …, tokens}); the element runs it itself. */
@@ -122,6 +137,21 @@ export class RunElement extends ElementBase {
     return reservedHeight(this.localName, { ...read, attributes, width, em: parseFloat(style.fontSize) || 15, lang: langOf(this) });
   }
 
+  /** True while the element shows data that needs no run (it then runs no config of its own). */
+  providesOwnData() { return false; }
+
+  /** Runs its own config (or follows `for`) again, after detachSource(). */
+  attachSource() {
+    this.#external = false;
+    if (this.isConnected) this.#source.refresh();
+  }
+
+  /** Stops running its own config or following another element (its data comes from elsewhere now). */
+  detachSource() {
+    this.#external = true;
+    this.#source.disconnect();
+  }
+
   /** Draws now; a draw already scheduled is dropped. */
   render() {
     this.#renderQueued = false;
@@ -148,7 +178,11 @@ export class RunSource {
   #apply;
   #followed = null;
   // A run this element already shows (two elements that follow each other) is not taken again.
-  #onRun = (event) => { if (event.detail.run !== this.#host.run) this.#apply(event.detail.run, event.detail.tokens); };
+  // Also a run it shows with new labels (the same run, other tokens).
+  #onRun = (event) => {
+    this.#host.seeded = Boolean(this.#followed?.seeded);
+    if (event.detail.run !== this.#host.run || event.detail.tokens !== this.#host.tokens) this.#apply(event.detail.run, event.detail.tokens);
+  };
   #onStep = (event) => this.#step?.(event.detail.step);
   #step;
   #ticket = 0;
@@ -172,6 +206,7 @@ export class RunSource {
       this.#followed = target;
       target.addEventListener('mha-run', this.#onRun);
       target.addEventListener('mha-step', this.#onStep);
+      host.seeded = Boolean(target.seeded);
       if (target.run) this.#apply(target.run, target.tokens);
       return undefined;
     }
@@ -190,6 +225,7 @@ export class RunSource {
       return this.#error(engineLoadError(error));
     }
     if (ticket !== this.#ticket) return undefined; // a newer config arrived while the engine loaded
+    rememberCatalogue(engine.catalogue);
     let run;
     try {
       run = engine.run(config);
@@ -198,6 +234,7 @@ export class RunSource {
       return this.#error(error);
     }
     this.#host.shadowRoot.querySelector(':scope > .element-error')?.remove();
+    this.#host.seeded = config.weights === undefined || config.weights === null;
     this.#apply(run, tokens);
     return undefined;
   }
@@ -214,12 +251,19 @@ export class RunSource {
   }
 
   #error(error) {
-    const { code, field, message } = error;
-    const root = this.#host.shadowRoot;
-    root.querySelector(':scope > .element-error')?.remove();
-    if (!this.#host.run) root.replaceChildren(); // nothing to keep: the message replaces "loading"
-
-    root.prepend(el('p', { class: 'error element-error', role: 'alert', 'data-field': field }, error.messageIn(langOf(this.#host))));
-    this.#host.dispatchEvent(new CustomEvent('mha-error', { bubbles: true, composed: true, detail: { code, field, message } }));
+    showElementError(this.#host, error, { keep: Boolean(this.#host.run) });
   }
+}
+
+/**
+ * Shows `error` (an MhaError or PageError) at the top of `host`'s shadow root, in the element's
+ * language, and fires `mha-error`. `keep`: what the element shows stays below the message.
+ */
+export function showElementError(host, error, { keep = false } = {}) {
+  const { code, field, message } = error;
+  const root = host.shadowRoot;
+  root.querySelector(':scope > .element-error')?.remove();
+  if (!keep) root.replaceChildren(); // nothing to keep: the message replaces "loading"
+  root.prepend(el('p', { class: 'error element-error', role: 'alert', 'data-field': field }, error.messageIn(langOf(host))));
+  host.dispatchEvent(new CustomEvent('mha-error', { bubbles: true, composed: true, detail: { code, field, message } }));
 }

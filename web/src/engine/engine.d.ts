@@ -125,6 +125,12 @@ export interface CatalogueEntry {
   title: string;
   formula: string;
   latex: string;
+  /**
+   * The shapes that go in, in axis symbols ("[B,H,Tq,D] @ [B,H,D,Tk]"): a step's `shapeFormula` is
+   * this with numbers. Slots: {+[H·D]} is " + [H·D]" with a bias, {D} the head width, {mask} the
+   * mask's shape ("" when the step has no operands: an input).
+   */
+  operands: string;
   /** The step whose buffer this one views without copying, or "". */
   viewOf: string;
   /** When a step appears: always, in cross-attention only, under GQA/MQA only, or with a bias only. */

@@ -69,3 +69,10 @@ export function layoutTensor(step, digits = 4) {
   }
   return lines;
 }
+
+// Characters XML 1.0 cannot hold (C0 controls but tab, newline and return; U+FFFE, U+FFFF) and
+// lone surrogates: a token carrying one made the SVG export not well-formed.
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/gu;
+
+/** `text` with every character XML cannot hold replaced by U+FFFD (the replacement character). */
+export const xmlSafe = (text) => String(text).replace(NOT_XML, '\uFFFD');

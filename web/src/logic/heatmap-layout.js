@@ -24,28 +24,86 @@ export function shortLabel(token, max = 6) {
 }
 
 // Width of a label in em: CJK characters are about twice as wide as Latin ones.
-const labelEm = (text) => [...text].reduce((sum, ch) => sum + (/[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? 1 : 0.6), 0);
+export const labelEm = (text) => [...text].reduce((sum, ch) => sum + (/[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? 1 : 0.6), 0);
 
 /**
- * Geometry of one heatmap in SVG user units: a `cell`-sized square per (query, key), query token
- * labels left of the rows, key token labels above the columns (rotated when long).
+ * Geometry of one heatmap in SVG user units (CSS pixels when drawn at its own size): a
+ * `cell`-sized square per (query, key), query token labels left of the rows, key token labels
+ * above the columns (rotated when long). Labels longer than `labelLength` characters are cut with
+ * an ellipsis; when cells are smaller than the type, only every `labelStep`-th row and column is
+ * labelled (the rest read '' and the hover readout names them).
  */
-export function heatmapGeometry({ rows, cols, rowLabels, colLabels, cell = 24, font = 11 }) {
-  const rowText = rowLabels.map((label) => shortLabel(label));
-  const colText = colLabels.map((label) => shortLabel(label));
+export function heatmapGeometry({ rows, cols, rowLabels, colLabels, cell = 24, font = 11, labelLength = 6, labelStep }) {
+  // Sparse labels get more room than one line of type: rotated ones lean into each other.
+  const step = labelStep ?? (cell >= font ? 1 : Math.ceil((1.5 * font) / cell));
+  const shown = (labels) => labels.map((label, i) => (i % step === 0 ? shortLabel(label, labelLength) : ''));
+  const rowText = shown(rowLabels);
+  const colText = shown(colLabels);
   const left = Math.ceil(Math.max(1, ...rowText.map(labelEm)) * font + 8);
-  const widestCol = Math.max(1, ...colText.map(labelEm)) * font;
-  // Column labels that do not fit over their cell are drawn at −60° so they never overlap.
-  const rotate = widestCol > cell - 2;
+  // Column labels that do not fit over their cell (or their stride of cells) are drawn at −60°,
+  // in type small enough that neighbours do not touch (their lines are cell · sin 60° apart).
+  const rotate = Math.max(1, ...colText.map(labelEm)) * font > cell * step - 2;
+  const colFont = rotate ? Math.max(7, Math.min(font, Math.floor(cell * step * 0.85))) : font;
+  const widestCol = Math.max(1, ...colText.map(labelEm)) * colFont;
   const top = Math.ceil(rotate ? widestCol * 0.87 + 10 : font + 8);
   return {
-    rows, cols, cell, font, left, top, rotate, rowText, colText,
-    // A rotated label leans right, past the last column.
-    width: left + cols * cell + (rotate ? Math.ceil(widestCol * 0.5) : 2),
+    rows, cols, cell, font, colFont, left, top, rotate, rowText, colText, labelStep: step,
+    // A rotated label leans right, past the last column (from the middle of its cell).
+    width: left + cols * cell + (rotate ? Math.max(2, Math.ceil(widestCol * 0.5 - cell / 2 + 2)) : 2),
     height: top + rows * cell + 2,
     cellX: (c) => left + c * cell,
     cellY: (r) => top + r * cell,
   };
+}
+
+/** The largest cell, in CSS pixels: bigger only makes the seed example's four tokens sprawl. */
+export const MAX_CELL = 40;
+/** Cells a small heatmap keeps before panels wrap (two heads side by side on a 360 px phone). */
+export const COMFORT_CELL = 12;
+/** Labels are shown at their full length up to this many characters unless an author says. */
+export const LABEL_LENGTH = 16;
+
+/**
+ * The small multiples of one heatmap: how many panels sit side by side in `width` CSS pixels and
+ * how big a cell is, so that the grid fills the width. Each panel aims for a cell that keeps a
+ * panel's cells about 256 px wide (12 px for the seed example's 4 tokens, 2 px at 128 tokens),
+ * as many panels as fit at that size go on a row, and the cell then grows to fill the row (up to
+ * MAX_CELL). `cellSize` (an author's `cell-size`) fixes the cell; `labelLength` caps the label
+ * length (else LABEL_LENGTH, and labels are cut further only when they would take more than 40%
+ * of the width). `frame` is what a panel adds around its picture (border, padding), `gap` the space
+ * between two panels; `group` how many panels a batch row has. Returns { columns, cell,
+ * labelLength, geometry }.
+ */
+export function panelGrid({ width, count, group = count, rows, cols, rowLabels, colLabels, cellSize, labelLength, font: largest = 12, frame = 8, gap = 8 }) {
+  const room = Math.max(120, width);
+  const target = cellSize ?? Math.max(2, Math.min(COMFORT_CELL, Math.floor(256 / Math.max(rows, cols))));
+  // Full labels unless they would crowd out the cells: cut to what fits in 40% of the room.
+  let length = labelLength ?? LABEL_LENGTH;
+  const widest = (n) => Math.max(0, ...rowLabels.map((label) => labelEm(shortLabel(label, n)))) * largest;
+  while (length > 2 && widest(length) > room * 0.4) length--;
+  // Type shrinks with the cells down to 9 px, so that rows of 9–12 px cells keep every label.
+  const fontAt = (cell) => Math.max(9, Math.min(largest, cell));
+  const geometryAt = (cell) => heatmapGeometry({ rows, cols, rowLabels, colLabels, cell, font: fontAt(cell), labelLength: length });
+  const fits = (cell, k) => k * (geometryAt(cell).width + frame) + (k - 1) * gap <= room;
+  // Panels come in groups of `group` (one batch row's heads): a row holds part of a group, or
+  // whole groups side by side, never one group and a piece of the next.
+  const possible = (k) => k <= group || k % group === 0;
+  let columns = 1;
+  let cell = target;
+  for (let k = 2; k <= count; k++) if (possible(k) && fits(target, k)) columns = k;
+  // Many big heatmaps on a narrow screen: two side by side at half the cell (an overview of
+  // 1 px cells at T = 128 on a phone) rather than a column of a dozen.
+  if (columns === 1 && count > 2 && cellSize === undefined && fits(Math.max(1, Math.floor(target / 2)), 2)) {
+    columns = 2;
+    cell = Math.max(1, Math.floor(target / 2));
+  }
+  if (cellSize === undefined) {
+    // Grow the cell while the row of panels still fits (each step re-measures the labels'
+    // overhang, which depends on the cell through the rotation), or shrink it until one fits.
+    while (cell < MAX_CELL && fits(cell + 1, columns)) cell++;
+    while (cell > 1 && !fits(cell, columns)) cell--;
+  }
+  return { columns, cell, labelLength: length, geometry: geometryAt(cell) };
 }
 
 /** The cell at (x, y) in the geometry's units, or null outside the grid. */
@@ -100,4 +158,24 @@ export function maskedPath(geometry, masked, gap = 1) {
     }
   }
   return parts.join('');
+}
+
+/**
+ * The mean over heads of a [B, H, Tq, Tk] step, as a [B, 1, Tq, Tk] step: what PyTorch's
+ * nn.MultiheadAttention returns as its weights by default (need_weights=True,
+ * average_attn_weights=True), there shaped [B, Tq, Tk]. Masked scores (−∞) stay −∞.
+ */
+export function averageOverHeads(step) {
+  const [B, H, Tq, Tk] = step.shape;
+  const block = Tq * Tk;
+  const data = new Float32Array(B * block);
+  for (let b = 0; b < B; b++) {
+    const sums = new Float64Array(block);
+    for (let h = 0; h < H; h++) {
+      const offset = (b * H + h) * block;
+      for (let i = 0; i < block; i++) sums[i] += step.data[offset + i];
+    }
+    for (let i = 0; i < block; i++) data[b * block + i] = sums[i] / H;
+  }
+  return { ...step, shape: [B, 1, Tq, Tk], data, averaged: H };
 }

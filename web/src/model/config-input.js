@@ -108,18 +108,25 @@ export function withTokens(config, tokens = []) {
 
 /**
  * An element's config from its attributes (`get(name)` returns an attribute's text or null),
- * over the classic example. Returns { config, tokens }.
+ * over the classic example. An author who wrote one sentence (`tokens`) and no `b` means one
+ * batch row: B = 1 then, not the classic example's 2 (a second row would be made-up input the
+ * sentence does not belong to). Returns { config, tokens }.
  */
 export function configFromAttributes(get) {
   const { config, tokens } = readConfig((field, attribute) => get(attribute));
-  return withTokens({ ...CLASSIC, ...config }, tokens);
+  return withTokens({ ...CLASSIC, ...oneSentence(tokens, config), ...config }, tokens);
 }
 
 /**
  * A `config` property (a plain object in the walkthrough's names, tokens optional as an array or
- * text) → { config, tokens }. Its values go to the engine as they are.
+ * text) → { config, tokens }. Its values go to the engine as they are; tokens without B mean one
+ * batch row, as for attributes.
  */
 export function configFromProperty(value) {
-  const { tokens, ...config } = { ...CLASSIC, ...value };
-  return withTokens(config, tokens === undefined || tokens === null ? [] : READ.tokens(tokens));
+  const given = value?.tokens === undefined || value?.tokens === null ? undefined : READ.tokens(value.tokens);
+  const { tokens, ...config } = { ...CLASSIC, ...oneSentence(given, value ?? {}), ...value };
+  return withTokens(config, given ?? []);
 }
+
+// B = 1 when tokens (one sentence) are given and B is not.
+const oneSentence = (tokens, config) => (tokens?.length > 0 && (config.B === undefined || config.B === null) ? { B: 1 } : {});

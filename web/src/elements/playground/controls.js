@@ -37,6 +37,11 @@ form.controls { display: grid; grid-template-columns: repeat(auto-fill, minmax(8
 .general-error { margin-top: 0.5em; }
 .summary-line { margin: 0.6em 0 0; }
 .warnings { margin: 0.5em 0 0; padding-left: 1.2em; color: #8a5a00; }
+.summary-line.stale { opacity: 0.55; text-decoration: line-through; }
+.examples { margin-top: 0.6em; }
+.error button { display: block; margin-top: 0.3em; font-size: 0.95em; color: var(--fg); }
+.tokens-notice:empty { display: none; }
+.tokens-notice { font-size: 0.85em; color: #8a5a00; margin: 0.2em 0 0; }
 `);
 
 function control({ field, key, type, min, options, placeholder, wide }, t) {
@@ -64,17 +69,35 @@ export class ControlsPanel {
   #t;
   #lang;
 
-  /** `onChange()` hears every edit; `extra` (the import panel) goes at the end of the section. */
-  constructor({ t, lang, onChange, extra }) {
+  /**
+   * `onChange()` hears every edit; `onDistinct()` loads the all-sizes-different example; `extra`
+   * (the import panel) goes at the end of the section.
+   */
+  constructor({ t, lang, onChange, onDistinct, extra }) {
     this.#t = t;
     this.#lang = lang;
     this.#form = el('form', { class: 'controls', 'aria-label': t('ctl.label') }, CONTROLS.map((c) => control(c, t)));
     this.#form.addEventListener('submit', (event) => event.preventDefault());
     this.#form.addEventListener('input', onChange);
     this.#form.addEventListener('change', onChange);
+    // A notice about the tokens (a link that held only some of them) under the tokens box.
+    this.#form.querySelector('#hint-tokens').after(el('p', { class: 'tokens-notice', 'aria-live': 'polite' }));
+    const distinct = el('button', { type: 'button', 'data-action': 'distinct' }, t('ctl.distinct'));
+    distinct.addEventListener('click', onDistinct);
     this.section = block('controls', t('ctl.title'), this.#form,
       el('p', { class: 'error general-error', id: 'error-config', role: 'alert' }),
-      el('p', { class: 'summary-line' }), el('ul', { class: 'warnings', 'aria-live': 'polite' }), extra);
+      el('p', { class: 'summary-line' }), el('ul', { class: 'warnings', 'aria-live': 'polite' }),
+      el('div', { class: 'examples' }, distinct), extra);
+  }
+
+  /** A notice under the tokens box ('' to clear it). */
+  noteTokens(text) {
+    this.section.querySelector('.tokens-notice').textContent = text;
+  }
+
+  /** Marks the summary line as showing the last valid run, not the controls' config. */
+  markStale(stale) {
+    this.section.querySelector('.summary-line').classList.toggle('stale', stale);
   }
 
   /** Shows `state` in the controls (tokens: the language's sentence until the reader types). */
@@ -97,15 +120,23 @@ export class ControlsPanel {
     for (const key of ['Tk', 'Hkv']) if (state[key] === '') state[key] = null;
   }
 
-  /** `message` in the error slot of `field` (the general one if no control sets it). */
-  showError(field, message) {
+  /**
+   * `message` in the error slot of `field` (the general one if no control sets it); `action`
+   * ({ text, run }) adds a button after it (the step where the error would happen).
+   */
+  showError(field, message, action) {
     const slot = this.section.querySelector(`#error-${CSS.escape(field)}`) ?? this.section.querySelector('#error-config');
     slot.textContent = message;
+    if (action) {
+      const button = el('button', { type: 'button', 'data-action': 'see-step' }, action.text);
+      button.addEventListener('click', action.run);
+      slot.append(button);
+    }
     this.section.querySelector(`[aria-describedby^="${slot.id} "]`)?.setAttribute('aria-invalid', 'true');
   }
 
   clearErrors() {
-    this.section.querySelectorAll('.error').forEach((slot) => { slot.textContent = ''; });
+    this.section.querySelectorAll('p.error').forEach((slot) => { slot.textContent = ''; });
     this.section.querySelectorAll('[aria-invalid]').forEach((input) => input.removeAttribute('aria-invalid'));
   }
 

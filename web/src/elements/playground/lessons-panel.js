@@ -1,6 +1,7 @@
-// "What the numbers teach": the parameter count for every H that divides C (the same, because D
-// shrinks as H grows), how the scores and the FLOPs grow with T, and the KV cache per token for
-// MHA, GQA and MQA. Every number is the engine's, from small side runs of other head layouts.
+// "What the numbers teach": why attention divides by √D (scaling-card.js), the parameter count for
+// every H that divides C (the same, because D shrinks as H grows), how the scores and the FLOPs
+// grow with T, and the KV cache per token for MHA, GQA and MQA. Every number is the engine's, from
+// this run and small side runs of other head layouts.
 import { formatBytes, formatCount } from '../../logic/format.js';
 import { divisors, growthChartGeometry, growthSeries, shortNumber } from '../../logic/growth.js';
 import { renderMath } from '../../logic/math.js';
@@ -8,6 +9,7 @@ import { parameterFormula } from '../../logic/walkthrough-text.js';
 import { el, svg } from '../dom.js';
 import { sheet } from '../styles.js';
 import { block } from './frame.js';
+import { scalingCard } from './scaling-card.js';
 
 export const LESSONS_STYLES = sheet(`
 .formula-line { overflow-x: auto; }
@@ -16,28 +18,41 @@ export const LESSONS_STYLES = sheet(`
 .legend-scores { color: #0072b2; }
 .legend-flops { color: #d55e00; }
 .legend-t { color: #a0457f; }
+.slider-row { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5em; }
+.slider-row input[type="range"] { flex: 1 1 10em; min-height: 2em; }
+.scaling-rows { width: 100%; max-width: 30em; height: auto; display: block; }
 `);
 
 export class LessonsPanel {
   #t;
   #summary;
+  #runOf;
   #cards = el('div', { class: 'cards' });
   #shown = null;
+  #scaling = null;
 
-  /** `summaryOf(config)`: the summary of an engine run of `config` (memoised by the playground). */
-  constructor({ t, summaryOf }) {
+  /**
+   * `summaryOf(config)`: the summary of an engine run of `config`; `runOf(config)`: the run
+   * (both memoised by the playground).
+   */
+  constructor({ t, summaryOf, runOf }) {
     this.#t = t;
     this.#summary = summaryOf;
+    this.#runOf = runOf;
     this.section = block('lessons', t('lessons.title'), this.#cards);
   }
 
   show(run) {
     const s = run.summary;
-    // The lessons read only sizes and options (the summary), never values: a new seed keeps them.
+    // The cards read sizes and options (the summary): a new seed keeps them, and only the
+    // scaling card's numbers of this run change.
     const key = JSON.stringify(s);
-    if (this.#shown === key) return;
-    this.#shown = key;
-    this.#cards.replaceChildren(this.#parameters(s), this.#growth(s), this.#kvCache(s));
+    if (this.#shown !== key) {
+      this.#shown = key;
+      this.#scaling = scalingCard({ t: this.#t, runOf: this.#runOf, summary: s });
+      this.#cards.replaceChildren(this.#scaling.element, this.#parameters(s), this.#growth(s), this.#kvCache(s));
+    }
+    this.#scaling.show(run);
   }
 
   // Parameters: the same for every H that divides C, because D shrinks as H grows.

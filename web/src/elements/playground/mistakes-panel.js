@@ -19,14 +19,11 @@ table.matrix td.holds { text-align: left; }
 
 export class MistakesPanel {
   #t;
-  #runOf;
   #cards = el('div', { class: 'cards' });
   #offscreen = false;
 
-  /** `runOf(config)`: an engine run of `config` (the 1/√D trend's few fixed runs, memoised). */
-  constructor({ t, runOf }) {
+  constructor({ t }) {
     this.#t = t;
-    this.#runOf = runOf;
     this.section = block('mistakes', t('mistakes.title'), el('p', { class: 'note' }, t('mistakes.intro')), this.#cards);
     // Whether the browser is skipping the section (off screen, content-visibility: auto).
     this.section.addEventListener('contentvisibilityautostatechange', (event) => { this.#offscreen = event.skipped; });
@@ -67,13 +64,12 @@ export class MistakesPanel {
         r.rows.slice(0, 2 * MAX_MATRIX).map((row) => el('tr', { 'data-scrambled': String(row.scrambled) }, el('th', {}, `h${row.h} · ${labels[row.t] ?? row.t}`),
           el('td', { class: row.scrambled ? 'holds label-wrong' : 'holds label-right' }, t('mistakes.holdsText', { token: labels[row.token] ?? row.token, h: row.tokenHead }))))));
 
-    const n = noScale(run, this.#runOf);
+    // How it grows with D is the lesson "Why divide by √D" (scaling-card.js), with its slider.
+    const n = noScale(run);
     const scale = card('noScale', t('mistakes.noScale'),
       el('p', { 'data-result': 'peak' }, t('mistakes.peak', { wrong: formatValue(n.wrongPeak, 3), right: formatValue(n.rightPeak, 3), uniform: formatValue(1 / s.Tk, 3) })),
       pair(matrix(n.wrong), matrix(n.right)),
-      el('p', {}, t('mistakes.trend')),
-      el('table', { class: 'matrix' }, el('tr', {}, el('th', {}, 'D'), el('th', {}, t('mistakes.wrong')), el('th', {}, t('mistakes.right'))),
-        n.trend.map((row) => el('tr', { 'data-d': row.D }, el('td', {}, row.D), el('td', {}, formatValue(row.wrong, 3)), el('td', {}, formatValue(row.right, 3))))));
+      el('p', {}, t('mistakes.trend')));
 
     // On screen, a new seed changes only numbers in place (little to lay out again); off screen
     // nothing is laid out until it is seen, so swapping in the new cards is cheaper than comparing.
