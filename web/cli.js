@@ -2,26 +2,30 @@
 // mha-lens in the terminal:  npx mha-lens walk --B 2 --T 4 --C 8 --H 2
 // Prints every step of the walkthrough (formula with numbers, shape, axes, whether it changes
 // values, element count) and the shape chain. Exit codes: 0 ok, 2 bad config or usage.
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 import { createEngine, MhaError } from './src/engine/node.js'; // the API with Node's file system
 import { formatCount, layoutTensor, shapeChain, shapeText } from './src/logic/format.js';
-import { numberOrText, readConfig } from './src/model/config-input.js';
+import { CLASSIC, numberOrText, readConfig } from './src/model/config-input.js';
 import { stepTitle } from './src/model/steps.js';
 import { rememberCatalogue, shapeFormulaOf, shapeFormulaText } from './src/model/shape-formula.js';
 import { translator } from './src/text/translate.js';
 
-const USAGE = `Usage: mha-lens walk --B <n> --T <n> --C <n> --H <n> [options]
+const USAGE = `Usage: mha-lens walk --B <n> --T <n> --C <n> --H <n> [options]   (no sizes: the seed example)
        mha-lens train --task reverse|sort|previous|induction [--steps N] [--seed S] [--json]
 
 Sizes:   --B batch  --T query length  --Tk key/value length (cross-attention)
          --C model width  --H heads  --Hkv key/value heads (GQA/MQA)
+         (or lowercase, as the elements' attributes: --b --t --tk --c --h --hkv)
 Options: --mask none|causal   --key-lengths 4,3 (padding mask, one per batch row)
          --seed <n>   --no-bias   --memory-cap <bytes>
 Attention: --algorithm naive|tiled|incremental   --block-q <n> --block-k <n> (tiled)
 Output:  --json (the whole trace)   --step <id> (that tensor laid out by its axes)
          --backward (also the backward pass, for L = Σ output: dOutput of ones)
-         --t <n> (with --step: a decoding step as it was at step t)   --lang en|zh
+         --at <n> (with --step: a decoding step as it was at step t)   --lang en|zh
+         --version   --help
 Example: mha-lens walk --B 2 --T 4 --C 8 --H 2 --mask causal --step weights
          mha-lens walk --B 1 --T 6 --C 8 --H 2 --mask causal --algorithm tiled --block-q 2 --block-k 3
 
@@ -39,8 +43,15 @@ const options = {
   backward: { type: 'boolean' },
   task: { type: 'string' }, steps: { type: 'string' }, layers: { type: 'string' }, heads: { type: 'string' },
   width: { type: 'string' }, lr: { type: 'string' }, dropout: { type: 'string' }, batch: { type: 'string' },
-  algorithm: { type: 'string' }, 'block-q': { type: 'string' }, 'block-k': { type: 'string' }, t: { type: 'string' },
+  algorithm: { type: 'string' }, 'block-q': { type: 'string' }, 'block-k': { type: 'string' }, at: { type: 'string' },
+  version: { type: 'boolean' },
+  // Lowercase aliases of the sizes, as the elements' attributes are named (b, t, tk, c, h, hkv).
+  b: { type: 'string' }, t: { type: 'string' }, tk: { type: 'string' }, c: { type: 'string' }, h: { type: 'string' }, hkv: { type: 'string' },
 };
+const SIZES = ['B', 'T', 'Tk', 'C', 'H', 'Hkv'];
+
+// The options as a user types them, for a message about one that does not exist.
+const OPTION_NAMES = Object.keys(options).filter((name) => !/^(b|t|tk|c|h|hkv)$/.test(name)).map((name) => `--${name}`).join(' ');
 
 function usageError(message) {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
@@ -50,7 +61,7 @@ function usageError(message) {
 // Options are named as the config fields (--B, --Hkv), or as the element attributes where the
 // field is camelCase (--key-lengths); their text is read as every config text is.
 function configFrom(values) {
-  const { config } = readConfig((field, attribute) => values[field] ?? values[attribute]);
+  const { config } = readConfig((field, attribute) => values[field] ?? values[attribute] ?? (SIZES.includes(field) ? values[field.toLowerCase()] : undefined));
   if (values['no-bias']) config.bias = false;
   if (values['memory-cap'] !== undefined) config.memoryCap = numberOrText(values['memory-cap']);
   if (values.algorithm !== undefined) config.algorithm = values.algorithm;
@@ -140,24 +151,66 @@ function backwardChain(steps) {
     .join(' → ');
 }
 
-// −∞ (masked scores) has no JSON form: it is written as null.
-const traceJson = (run) => JSON.stringify({
-  summary: run.summary,
-  warnings: run.warnings,
-  ...(run.gradients ? { gradients: Object.fromEntries(Object.entries(run.gradients).map(([k, v]) => [k, Array.from(v)])) } : {}),
-  steps: run.steps.map((step) => ({ ...step, data: Array.from(step.data, (v) => (Number.isFinite(v) ? v : null)) })),
-}, null, 1);
+// The trace as JSON ({ summary, warnings, gradients?, steps }, or one step with --step), written
+// piece by piece as stdout drains: a T = 1024 trace is hundreds of megabytes of text, more than
+// one string can hold. −∞ (masked scores) has no JSON form: it is written as null.
+async function writeJson(run, step) {
+  const write = (text) => (process.stdout.write(text) ? null : once(process.stdout, 'drain'));
+  const CHUNK = 1 << 16;
+  const values = async (data) => {
+    await write('[');
+    for (let at = 0; at < data.length; at += CHUNK) {
+      const part = Array.from(data.subarray(at, at + CHUNK), (v) => (Number.isFinite(v) ? v : null));
+      await write((at ? ',' : '') + JSON.stringify(part).slice(1, -1));
+    }
+    await write(']');
+  };
+  const stepJson = async (s) => {
+    await write(`${JSON.stringify({ ...s, data: undefined }).slice(0, -1)},"data":`);
+    await values(s.data);
+    await write('}');
+  };
+  if (step) {
+    await stepJson(step);
+    await write('\n');
+    return;
+  }
+  await write(`{"summary":${JSON.stringify(run.summary)},"warnings":${JSON.stringify(run.warnings)}`);
+  if (run.gradients) {
+    await write(',"gradients":{');
+    for (const [i, [name, data]] of Object.entries(run.gradients).entries()) {
+      await write(`${i ? ',' : ''}${JSON.stringify(name)}:`);
+      await values(data);
+    }
+    await write('}');
+  }
+  await write(',"steps":[\n');
+  for (const [i, s] of run.steps.entries()) {
+    if (i) await write(',\n');
+    await stepJson(s);
+  }
+  await write(']}\n');
+}
 
 async function main() {
+  // A reader piping into head or less closes the pipe early: stop quietly.
+  process.stdout.on('error', (error) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   let parsed;
   try {
-    parsed = parseArgs({ options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: joinNegativeValues(process.argv.slice(2)), options, allowPositionals: true, strict: true });
   } catch (error) {
-    usageError(error.message);
+    usageError(argumentMessage(error));
   }
   const { values, positionals } = parsed;
   if (values.help) {
     console.log(USAGE);
+    return;
+  }
+  if (values.version) {
+    console.log(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version);
     return;
   }
   if (!['walk', 'train'].includes(positionals[0]) || positionals.length > 1) {
@@ -175,7 +228,12 @@ async function main() {
   rememberCatalogue(engine.catalogue);
   let run;
   try {
-    const config = configFrom(values);
+    let config = configFrom(values);
+    if (SIZES.every((field) => config[field] === undefined)) {
+      // No sizes at all: the seed example the page opens with, said on stderr (stdout may be JSON).
+      config = { ...CLASSIC, ...config };
+      process.stderr.write(`${t('cli.seedExample', { sizes: Object.entries(CLASSIC).map(([k, v]) => `--${k} ${v}`).join(' ') })}\n`);
+    }
     if (values.backward) {
       // dOutput of ones: the gradients of L = Σ output. Sizes are checked first, so that a bad
       // size is reported as such and never allocates.
@@ -188,19 +246,39 @@ async function main() {
     process.stderr.write(`${t('cli.error')}: ${error.messageIn(lang)}\n`);
     process.exit(2);
   }
-  if (values.json) {
-    process.stdout.write(`${traceJson(run)}\n`);
-  } else if (values.step !== undefined) {
+  let step = null;
+  if (values.step !== undefined) {
     try {
-      printStep(values.t === undefined ? run.step(values.step) : run.step(values.step, { t: numberOrText(values.t) }), t, run.summary);
+      step = values.at === undefined ? run.step(values.step) : run.step(values.step, { t: numberOrText(values.at) });
     } catch (error) {
       if (!(error instanceof MhaError)) throw error;
       process.stderr.write(`${t('cli.error')}: ${error.messageIn(lang)}\n`);
       process.exit(2);
     }
-  } else {
-    printWalk(run, t, lang);
   }
+  if (values.json) await writeJson(run, step);
+  else if (step) printStep(step, t, run.summary);
+  else printWalk(run, t, lang);
+}
+
+// parseArgs reads "--B -2" as two options; the value is meant, and the engine's range message
+// says what is wrong with it. "--seed -1" → "--seed=-1".
+function joinNegativeValues(args) {
+  const joined = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = /^--([\w-]+)$/.exec(args[i])?.[1];
+    if (name && options[name]?.type === 'string' && /^-(\d|\.\d|Infinity)/.test(args[i + 1] ?? '')) joined.push(`${args[i]}=${args[++i]}`);
+    else joined.push(args[i]);
+  }
+  return joined;
+}
+
+// parseArgs's own words for a bad option, in ours: the option and what there is.
+function argumentMessage(error) {
+  const option = /'(-[^']*)'/.exec(error.message)?.[1] ?? '';
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `Unknown option ${option}. The options are: ${OPTION_NAMES}.`;
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return `${option.split(' ')[0]} ${/argument missing/.test(error.message) ? 'needs a value' : 'takes no value'}.`;
+  return error.message;
 }
 
 // mha-lens train: the trainer of the JS API (web/src/engine/trainer.js) in the terminal.

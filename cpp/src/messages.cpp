@@ -108,7 +108,7 @@ const MessageEntry messages[] = {
     {"bad_value.slice",
      "A slice {batch, head} takes both, and only of scores, scaled, masked or weights; \"{step}\" is asked for whole.",
      "切片 {batch, head} 需要同时给出两者，且只适用于 scores、scaled、masked 或 weights；\"{step}\" 只能整体获取。"},
-    {"bad_value.slice_range", "{field}={value} is outside 0…{max}.", "{field}={value} 超出 0…{max}。"},
+    {"bad_value.slice_range", "{field}={value} is not a whole number from 0 to {max}.", "{field}={value} 不是 0 到 {max} 之间的整数。"},
     {"released",
      "This run was released (run.release()): its arrays are gone. Keep a run until you are done with it, or run the config again.",
      "这次运行已被释放（run.release()）：它的数组已经不在了。请在用完之前保留这次运行，或重新运行该配置。"},

@@ -206,7 +206,7 @@ TEST_CASE("incremental: errors name algorithm (cross-attention, no causal mask) 
     c.kv.reset();
     mha::RunOptions options;
     options.only = mha::StepRequest{"cache_k", std::nullopt, std::nullopt, 4};
-    CHECK(error_of(c, options) == std::pair<std::string, std::string>{"t", "t=4 is outside 0…3."});
+    CHECK(error_of(c, options) == std::pair<std::string, std::string>{"t", "t=4 is not a whole number from 0 to 3."});
     options.only = mha::StepRequest{"x", std::nullopt, std::nullopt, 1};
     CHECK(error_of(c, options).second ==
           "A slice by decoding step t is asked only of the decoding steps of an incremental run (decode_q, decode_k, decode_v, cache_k, cache_v, "

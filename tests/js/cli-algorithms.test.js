@@ -36,9 +36,9 @@ test('--algorithm incremental prints the decoding steps and the cache measured a
   assert.match(zh.stdout, /每个解码步的 KV 缓存，由快照量得/);
 });
 
-test('--step with --t lays a decoding step out as it was at step t; bad algorithms exit with 2', () => {
+test('--step with --at lays a decoding step out as it was at step t; bad algorithms exit with 2', () => {
   const { status, stdout, stderr } = cli('walk', '--B', '1', '--T', '4', '--C', '8', '--H', '2', '--mask', 'causal', '--algorithm', 'incremental',
-    '--step', 'decode_weights', '--t', '2');
+    '--step', 'decode_weights', '--at', '2');
   assert.equal(status, 0, stderr);
   const lines = stdout.trimEnd().split('\n');
   assert.match(lines[1], /^\[1,2,1,3\] +\(B, H, t, t\+1\)/);
@@ -49,7 +49,7 @@ test('--step with --t lays a decoding step out as it was at step t; bad algorith
   const bad = cli('walk', '--B', '1', '--T', '4', '--C', '8', '--H', '2', '--algorithm', 'flash', '--lang', 'zh');
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /^错误: algorithm 必须是 "naive"、"tiled" 或 "incremental"，而不是字符串 "flash"。$/m);
-  const outOfRange = cli('walk', '--B', '1', '--T', '4', '--C', '8', '--H', '2', '--mask', 'causal', '--algorithm', 'incremental', '--step', 'cache_k', '--t', '9');
+  const outOfRange = cli('walk', '--B', '1', '--T', '4', '--C', '8', '--H', '2', '--mask', 'causal', '--algorithm', 'incremental', '--step', 'cache_k', '--at', '9');
   assert.equal(outOfRange.status, 2);
-  assert.match(outOfRange.stderr, /t=9 is outside 0…3\./);
+  assert.match(outOfRange.stderr, /t=9 is not a whole number from 0 to 3\./);
 });

@@ -116,5 +116,5 @@ test('the wording reads as intended', () => {
     return true;
   });
   assert.throws(() => engine.run({ ...base, B: '2' }), (error) => error.messageIn('zh') === 'B 必须是≥ 1 的整数，而不是字符串 "2"。');
-  assert.throws(() => engine.run(base).step('weights', { batch: '1', head: 0 }), { message: 'batch="1" is outside 0…1.' });
+  assert.throws(() => engine.run(base).step('weights', { batch: '1', head: 0 }), { message: 'batch="1" is not a whole number from 0 to 1.' });
 });

@@ -88,7 +88,7 @@ test('messages keep what they quote: a NUL, a lone surrogate, a string index', (
   const surrogate = refused(() => engine.run({ B: 2, T: 4, C: 8, H: 2, mask: 'x\uD800y' }));
   assert.match(surrogate.message, /"x\\ud800y"/);
   const run = engine.run({ B: 2, T: 4, C: 8, H: 2 });
-  assert.equal(refused(() => run.step('weights', { batch: '1', head: 0 })).message, 'batch="1" is outside 0…1.');
+  assert.equal(refused(() => run.step('weights', { batch: '1', head: 0 })).message, 'batch="1" is not a whole number from 0 to 1.');
   assert.equal(refused(() => run.step(Symbol('q'))).code, 'unknown_step');
 });
 

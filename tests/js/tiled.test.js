@@ -112,7 +112,7 @@ describe('tiled', () => {
     assert.equal(above.skipped, true);
     assert.deepEqual(Array.from(above.scores), [-Infinity, -Infinity]);
     assert.deepEqual(above.max, above.maxBefore);
-    assert.throws(() => run.tile(3, 0), { code: 'bad_value', field: 'i', message: 'i=3 is outside 0…2.' });
+    assert.throws(() => run.tile(3, 0), { code: 'bad_value', field: 'i', message: 'i=3 is not a whole number from 0 to 2.' });
     assert.throws(() => naive.tiles(), { code: 'bad_value', field: 'algorithm', message: 'tiles() needs a run with algorithm "tiled"; this run\'s is "naive".' });
   });
 
@@ -195,7 +195,7 @@ describe('incremental', () => {
       }
     }
     assert.deepEqual(lazy.cacheBytes(), eager.cacheBytes());
-    assert.throws(() => eager.step('decode_q', { t: 6 }), { code: 'bad_value', field: 't', message: 't=6 is outside 0…5.' });
+    assert.throws(() => eager.step('decode_q', { t: 6 }), { code: 'bad_value', field: 't', message: 't=6 is not a whole number from 0 to 5.' });
     assert.throws(() => eager.step('x', { t: 0 }), { code: 'bad_value', message: /A slice by decoding step t is asked only of the decoding steps/ });
     assert.throws(() => lazy.step('decode_q', { t: 1, batch: 0 }), { code: 'bad_value', field: 'step' });
     assert.throws(() => engine.run({ B: 1, T: 3, C: 4, H: 2 }).cacheBytes(), { field: 'algorithm', message: /^cacheBytes\(\) needs a run with algorithm "incremental"/ });

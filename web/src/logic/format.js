@@ -48,7 +48,8 @@ export function layoutTensor(step, digits = 4) {
   const blockSize = rows * cols;
   const blocks = data.length / blockSize;
   const cells = Array.from(data, (value) => formatValue(value, digits));
-  const width = Math.max(...cells.map((cell) => cell.length));
+  let width = 0; // a loop: spreading 131,072 cells into Math.max overflows the stack
+  for (const cell of cells) if (cell.length > width) width = cell.length;
   const rowAxis = rank >= 2 ? axes[rank - 2] : '';
   const lines = [];
   for (let block = 0; block < blocks; block++) {
@@ -60,11 +61,12 @@ export function layoutTensor(step, digits = 4) {
         index.unshift(rest % shape[axis]);
         rest = Math.floor(rest / shape[axis]);
       }
-      lines.push(`${index.map((i, axis) => `${axes[axis]}=${i}`).join(' ')}  (${rowAxis} × ${axes[rank - 1]})`);
+      // Indices in lower case (b=0 h=1), the axes they index in their names (Tq × Tk).
+      lines.push(`${index.map((i, axis) => `${axes[axis].toLowerCase()}=${i}`).join(' ')}  (${rowAxis} × ${axes[rank - 1]})`);
     }
     for (let r = 0; r < rows; r++) {
       const row = cells.slice(block * blockSize + r * cols, block * blockSize + (r + 1) * cols);
-      lines.push(`  ${rowAxis}=${String(r).padEnd(3)} ${row.map((cell) => cell.padStart(width)).join(' ')}`);
+      lines.push(`  ${rowAxis.toLowerCase()}=${String(r).padEnd(3)} ${row.map((cell) => cell.padStart(width)).join(' ')}`);
     }
   }
   return lines;

@@ -97,6 +97,7 @@ export const EN = {
   'cli.bias': 'bias',
   'cli.noBias': 'no bias',
   'cli.warning': 'warning',
+  'cli.seedExample': 'No sizes given: the seed example, {sizes}. Give --B, --T, --C and --H for sizes of your own.',
   'cli.error': 'error',
   'cli.strides': 'strides',
   'cli.contiguous': 'contiguous',

@@ -96,6 +96,7 @@ export const ZH = {
   'cli.bias': '有偏置',
   'cli.noBias': '无偏置',
   'cli.warning': '警告',
+  'cli.seedExample': '未给出尺寸：使用种子示例 {sizes}。用 --B、--T、--C 和 --H 指定你自己的尺寸。',
   'cli.error': '错误',
   'cli.strides': '步长',
   'cli.contiguous': '连续',
