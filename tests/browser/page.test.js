@@ -388,10 +388,11 @@ test('language: follows the browser, switches, is remembered, and covers the pag
   // API names in the PyTorch panel stay as PyTorch writes them (nn.MultiheadAttention, nn.Linear,
   // state dict, out_proj.weight, transpose, Hugging Face). The trainer section names the model
   // and the technique as Chinese texts do (Transformer, dropout, Web Worker) and the script that
-  // made its checkpoints (scripts/make_checkpoints.js).
+  // made its checkpoints (scripts/make_checkpoints.js); the algorithms panel names FlashAttention
+  // and the real models whose shapes it works through (Mistral, Llama).
   const allowed = new Set(['softmax', 'float32', 'scores', 'weights', 'Enter', 'xtensor', 'WebAssembly', 'script', 'iframe',
     'PyTorch', 'MultiheadAttention', 'Linear', 'weight', 'state', 'State', 'transpose', 'Hugging',
-    'Transformer', 'dropout', 'Dropout', 'Worker', 'scripts']);
+    'Transformer', 'dropout', 'Dropout', 'Worker', 'scripts', 'FlashAttention', 'Mistral', 'Llama']);
   assert.deepEqual(latinWords.filter((w) => !allowed.has(w) && !/^(mha|lens)$/i.test(w)), []);
   // The engine's own message, in Chinese, next to the control at fault.
   let expected;

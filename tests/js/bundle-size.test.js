@@ -8,10 +8,10 @@ import { gzipSync } from 'node:zlib';
 // The widgets' payload, gzipped. Issue 5 set 150 KB for the forward pass alone; issue 13 set 200
 // KB for the whole widgets payload. That target is NOT met today: the engine now carries the
 // backward, tiled and incremental passes and both languages' messages (mha_engine.wasm ~114 KB),
-// and the bundle the trainer section, issue 14's lessons and views, and both languages' words
-// (~102 KB). These budgets are regression guards at today's sizes (+2%), not the target; README
+// and the bundle the trainer section, issue 14's lessons and views, issue 15's algorithms panel
+// and both languages' words (~110 KB). These budgets are regression guards at today's sizes (+2%), not the target; README
 // "Performance" says what would bring the payload back under 200 KB.
-const BUDGET_BYTES = 220_000;
+const BUDGET_BYTES = 226_000;
 
 test('mha-lens.js + mha_engine.wasm stay under the gzipped budget', () => {
   const dist = new URL('../../web/dist/', import.meta.url);
@@ -29,7 +29,7 @@ test('mha-lens.js + mha_engine.wasm stay under the gzipped budget', () => {
 // of the engine alone (page-engine.js: one .wasm, not both), its glue and the section's worker,
 // then one task's checkpoint when it opens trained. README "The trainer section" reports these;
 // this keeps them from drifting up unnoticed.
-const TRAINER_PAGE_BUDGET_BYTES = 270_000; // issue 13's target is 200 KB here too: not met
+const TRAINER_PAGE_BUDGET_BYTES = 275_000; // issue 13's target is 200 KB here too: not met
 
 test('a page that trains: bundle, trainer glue and .wasm, worker; the checkpoints as files of their own', () => {
   const dist = new URL('../../web/dist/', import.meta.url);

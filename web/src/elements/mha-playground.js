@@ -25,6 +25,7 @@ import { MISTAKES_STYLES, MistakesPanel } from './playground/mistakes-panel.js';
 import { QUIZ_STYLES, QuizPanel } from './playground/quiz-panel.js';
 import { BLOCK_STYLES, BlockSourcePanel } from './trainer/block-source.js';
 import { TORCH_STYLES, TorchPanel } from './playground/torch-panel.js';
+import { ALGORITHMS_STYLES, AlgorithmsPanel } from './playground/algorithms-panel.js';
 import './define.js';
 
 // The config attributes it takes: all but t (T follows the tokens).
@@ -42,7 +43,7 @@ section.block.stale > :not(h2):not(.stale-note) { opacity: 0.45; }
 .stale-note:empty { display: none; }
 `);
 
-const STYLES = [FRAME_STYLES, CONTROLS_STYLES, IMPORT_STYLES, LESSONS_STYLES, TORCH_STYLES, MISTAKES_STYLES, QUIZ_STYLES, EXPORT_STYLES, BLOCK_STYLES, STALE_STYLES];
+const STYLES = [FRAME_STYLES, CONTROLS_STYLES, IMPORT_STYLES, LESSONS_STYLES, TORCH_STYLES, MISTAKES_STYLES, QUIZ_STYLES, EXPORT_STYLES, BLOCK_STYLES, ALGORITHMS_STYLES, STALE_STYLES];
 
 // Side runs the panels read (other head counts, the 1/√D probes): the same config gives the same
 // answer, so each is run once; `limit` keeps the memo small.
@@ -196,6 +197,7 @@ export class MhaPlaygroundElement extends ElementBase {
     const controls = new ControlsPanel({ t, lang, extra: importPanel.element, onChange: () => this.#fromControls(), onDistinct: () => this.#distinct() });
     const lessons = new LessonsPanel({ t, summaryOf: this.#summaryOf, runOf: this.#runOf });
     const torch = new TorchPanel({ t, lang, apply: (stateDict) => this.#applyStateDict(stateDict), reset: () => this.#seededWeights() });
+    const algorithms = new AlgorithmsPanel({ t, lang, engine: () => this.#engine, config: () => this.#config() });
     const mistakes = new MistakesPanel({ t });
     const quiz = new QuizPanel({ t, practice: this.#panels?.quiz.practice, answers: this.#panels?.quiz.answers, onDistinct: () => this.#distinct() });
     const exports = new ExportPanel({ t, lang, embedBase: () => this.getAttribute('embed-base') ?? new URL('./', document.baseURI).href,
@@ -229,12 +231,13 @@ export class MhaPlaygroundElement extends ElementBase {
     });
 
     const staleNote = () => el('p', { class: 'stale-note', role: 'status' });
-    this.#panels = { controls, lessons, torch, mistakes, quiz, walkthrough, heatmap, shapes, block: blockSource };
+    this.#panels = { controls, lessons, torch, algorithms, mistakes, quiz, walkthrough, heatmap, shapes, block: blockSource };
     this.#root.replaceChildren(controls.section,
       block('shapes', t('shapes.title'), staleNote(), shapes),
       block('walkthrough', t('wt.title'), staleNote(), blockSource.element, walkthrough),
       block('heatmaps', t('hm.title'), staleNote(), heatmap),
       trained,
+      algorithms.section,
       lessons.section, torch.section, mistakes.section, quiz.section, exports.section);
     const slot = trained.querySelector('slot');
     const showTrained = () => { trained.hidden = slot.assignedElements().length === 0; };
@@ -371,7 +374,8 @@ export class MhaPlaygroundElement extends ElementBase {
     const ticket = ++this.#deferred;
     const update = () => {
       if (ticket !== this.#deferred || !this.#run) return;
-      const { lessons, torch, mistakes, quiz } = this.#panels;
+      const { lessons, torch, algorithms, mistakes, quiz } = this.#panels;
+      algorithms.show(this.#run, { batch: Number(this.#state.batch) || 0, head: Number(this.#state.head) || 0 });
       lessons.show(this.#run);
       torch.show(this.#run, Boolean(this.#weights));
       mistakes.show(this.#run, this.#runTokens);
