@@ -215,6 +215,9 @@ test('the URL keeps the section\'s options, probe and view, and the walkthrough\
   // Changes through the controls reach the URL.
   await page.locator('mha-trainer #tr-task').selectOption('reverse');
   await drawn(page, 400);
+  // A new task brings its own model (the one its checkpoint opens trained); dropout stays.
+  assert.deepEqual((await section(page)).options, { task: 'reverse', layers: 1, heads: 1, lr: 0.003, dropout: 0.2, seed: 0 });
+  await page.locator('mha-trainer #tr-lr').selectOption('0.01');
   await page.locator('mha-trainer #tr-heads').selectOption('2');
   await drawn(page, 0);
   await page.locator('mha-trainer #tr-seed').fill('7');

@@ -394,7 +394,11 @@ export class MhaTrainerElement extends ElementBase {
   #build() {
     const lang = langOf(this);
     const t = translator(lang);
-    const controls = new ControlsPanel({ t, onChange: (name, value) => this.#apply({ ...this.#options, [name]: value }), onAction: (action) => this.#action(action) });
+    // A new task brings its own model (layers, heads, learning rate: logic/training-options.js
+    // PRESETS), which is also the one its checkpoint opens trained; another task's model may never
+    // find this task's job (induction's 2 layers at lr 3e-3 never sharpen sort's answer head).
+    const choose = (name, value) => (name === 'task' ? { ...defaultOptions(value), dropout: this.#options.dropout } : { ...this.#options, [name]: value });
+    const controls = new ControlsPanel({ t, onChange: (name, value) => this.#apply(choose(name, value)), onAction: (action) => this.#action(action) });
     const curves = new CurvesPanel(t);
     const probe = new ProbePanel({ t, onProbe: (tokens) => this.#onProbe(tokens), onExample: () => this.#session?.send({ type: 'example' }) });
     const heads = new HeadsPanel({ t, lang, theme: this.getAttribute('theme') });
