@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
 import { createEngine } from '../../web/src/engine/engine.js';
+import { mulberry32 as rng } from '../../web/src/logic/training-probe.js';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -42,17 +43,6 @@ function shuffle(xs) {
 }
 
 // --- The tasks in JS, for TF.js (the same definitions as cpp/src/model/tasks.cpp) -------------------
-function rng(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let z = state;
-    z = Math.imul(z ^ (z >>> 15), z | 1);
-    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
-    return (z ^ (z >>> 14)) >>> 0;
-  };
-}
-
 function makeBatch(task, B, T, V, next) {
   const x = new Int32Array(B * T), y = new Int32Array(B * T).fill(-1);
   const distinct = (n) => {

@@ -584,6 +584,7 @@ export const EN = {
   'alg.cacheBytes': 'Cache now: K and V, each {shape}, {measured} bytes measured from the snapshots; the formula B·(t+1)·2·Hkv·D·4 = {B}·{tokens}·2·{Hkv}·{D}·4 = {formula} bytes.',
   'alg.incrementalEqual': 'Checked now: the decoded output differs from the walkthrough\'s by at most {diff}.',
   'alg.needsCausal': 'Incremental decoding is causal self-attention: choose the causal mask (and no Tk) above to step through it.',
+  'alg.decodeTooLong': 'Decoding is drawn token by token up to T = {max}; this config has T = {T}. The cache\'s size below holds at any length.',
   'alg.kvTitle': 'The KV cache: MHA, GQA and MQA',
   'alg.kvCaption': 'This config, one layer, T = {T} tokens (D = {D}): 2 (K and V) · Hkv · D · 4 bytes per token',
   'alg.perToken': 'bytes per token',

@@ -583,6 +583,7 @@ export const ZH = {
   'alg.cacheBytes': '当前缓存：K 和 V 各为 {shape}，由快照量得 {measured} 字节；公式 B·(t+1)·2·Hkv·D·4 = {B}·{tokens}·2·{Hkv}·{D}·4 = {formula} 字节。',
   'alg.incrementalEqual': '刚刚核对：逐词元解码的输出与逐步讲解的输出最多相差 {diff}。',
   'alg.needsCausal': '增量解码是因果自注意力：请在上面选择因果掩码（且不设 Tk），再逐步查看。',
+  'alg.decodeTooLong': '逐词元解码的图示最多画到 T = {max}；当前配置 T = {T}。下面的缓存大小对任何长度都成立。',
   'alg.kvTitle': 'KV 缓存：MHA、GQA 和 MQA',
   'alg.kvCaption': '当前配置，一层，T = {T} 个词元（D = {D}）：每个词元 2（K 和 V）· Hkv · D · 4 字节',
   'alg.perToken': '每个词元的字节数',

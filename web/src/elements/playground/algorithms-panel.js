@@ -35,6 +35,21 @@ export const ALGORITHMS_STYLES = sheet(`
 `);
 
 const CELL_MAX = 36;
+// At most this many tiles along a side (a block is at least T/48), and decoding drawn up to this T:
+// a picture of tens of thousands of cells would take the page's frame for nothing.
+const MAX_TILES_PER_SIDE = 48;
+const MAX_DECODE_T = 48;
+
+/** Blocks that make a grid of about 8 × 8 tiles (2 × 2 at the seed's T = 4). */
+const defaultBlocks = ({ T, Tk }) => ({ blockQ: Math.max(2, Math.ceil(T / 8)), blockK: Math.max(2, Math.ceil(Tk / 8)) });
+const minBlock = (length) => Math.max(1, Math.ceil(length / MAX_TILES_PER_SIDE));
+
+// An SVG element with many children, appended one by one (a spread of ~10^5 arguments overflows).
+function svgWith(tag, attributes, children) {
+  const node = svg(tag, attributes);
+  for (const child of children) if (child) node.appendChild(child);
+  return node;
+}
 const GRID_MAX = 300; // px: the score matrix's width at most
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 const CURVE = { width: 360, height: 170, left: 56, right: 12, top: 10, bottom: 28 };
@@ -100,7 +115,7 @@ export class AlgorithmsPanel {
       this.#stop();
       this.#tile = 0;
       this.#step = 0;
-      this.#block = { blockQ: Math.min(this.#block.blockQ, run.summary.T), blockK: Math.min(this.#block.blockK, run.summary.Tk) };
+      this.#block = defaultBlocks(run.summary);
     }
     this.#draw();
   }
@@ -156,10 +171,11 @@ export class AlgorithmsPanel {
     const counts = run.summary.tiles;
 
     const number = (name, max) => {
-      const input = el('input', { type: 'number', id: `alg-${name}`, name, min: 1, max, step: 1, value: this.#block[name], inputmode: 'numeric' });
+      const min = minBlock(max);
+      const input = el('input', { type: 'number', id: `alg-${name}`, name, min, max, step: 1, value: this.#block[name], inputmode: 'numeric' });
       input.addEventListener('change', () => {
         const value = Number(input.value);
-        if (Number.isInteger(value) && value >= 1 && value <= max) {
+        if (Number.isInteger(value) && value >= min && value <= max) {
           this.#stop();
           this.#block = { ...this.#block, [name]: value };
           this.#tile = 0;
@@ -229,10 +245,10 @@ export class AlgorithmsPanel {
     }));
     const lines = [];
     for (const tile of tiles) lines.push(svg('rect', { class: 'gridline', x: tile.cols[0] * cell, y: tile.rows[0] * cell, width: (tile.cols[1] - tile.cols[0]) * cell, height: (tile.rows[1] - tile.rows[0]) * cell }));
-    return svg('svg', { class: 'grid', viewBox: `-1 -1 ${width + 2} ${height + 2}`, width: width + 2, height: height + 2, role: 'img', 'aria-label': this.#t('alg.gridLabel', { Tq: summary.T, Tk: summary.Tk }) },
+    return svgWith('svg', { class: 'grid', viewBox: `-1 -1 ${width + 2} ${height + 2}`, width: width + 2, height: height + 2, role: 'img', 'aria-label': this.#t('alg.gridLabel', { Tq: summary.T, Tk: summary.Tk }) }, [
       svg('defs', {}, svg('pattern', { id: 'alg-hatch', width: 4, height: 4, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
         svg('line', { x1: 0, y1: 0, x2: 0, y2: 4, stroke: 'currentColor', 'stroke-width': 1, opacity: 0.5 }))),
-      ...rects, ...lines);
+      ...rects, ...lines]);
   }
 
   // The memory of both passes for this config, and over T with the config's other sizes.
@@ -294,17 +310,17 @@ export class AlgorithmsPanel {
 
   #incremental() {
     const t = this.#t;
-    const engine = this.#engine();
     const { summary } = this.#run;
     if (summary.mask !== 'causal' || summary.cross) return [el('p', { class: 'note alg-needs-causal' }, t('alg.needsCausal'))];
+    if (summary.T > MAX_DECODE_T) return [el('p', { class: 'note alg-too-long' }, t('alg.decodeTooLong', { T: summary.T, max: MAX_DECODE_T })), ...this.#kvTables()];
     let run;
     try {
-      run = engine.run({ ...this.#config(), algorithm: 'incremental' });
+      run = this.#engine().run({ ...this.#config(), algorithm: 'incremental' });
     } catch (error) {
       return [el('p', { class: 'error', role: 'alert' }, error.messageIn?.(this.#lang) ?? error.message)];
     }
     const { batch, head } = this.#slice;
-    const { T, H, Hkv, D, C } = summary;
+    const { T, H, Hkv, D } = summary;
     this.#step = Math.min(this.#step, T - 1);
     const step = this.#step;
     const kvHead = Math.floor(head / (H / Hkv));
@@ -322,15 +338,6 @@ export class AlgorithmsPanel {
     const bytes = run.cacheBytes()[step];
     const naive = this.#run.output;
     const equal = naive ? maxAbsDiff(run.output, naive) : null;
-    const table = engine.kvCache({ C, H, Hkv, layers: 1, tokens: T });
-    const named = engine.namedShapes[0];
-    const kvRow = (row) => el('tr', { 'data-layout': row.layout, class: row.current ? 'current' : '' },
-      el('th', {}, `${row.layout} (Hkv=${row.Hkv})`), el('td', {}, `2·${row.Hkv}·${table.D}·4 = ${formatCount(row.bytesPerTokenPerLayer)} B`), el('td', {}, bytesText(row.bytes)));
-    const namedRow = (row) => el('tr', { 'data-layout': row.layout, class: row.current ? 'current' : '' },
-      el('th', {}, `${row.layout} (Hkv=${row.Hkv})`),
-      el('td', {}, `2·${row.Hkv}·${named.table.D}·4·${named.table.layers} = ${formatCount(row.bytesPerToken)} B`),
-      el('td', {}, bytesText(row.bytes)));
-
     return [
       el('p', { class: 'lesson' }, t('alg.incrementalLesson')),
       el('div', { class: 'row' }, move('previous', -1), move('next', 1),
@@ -341,6 +348,24 @@ export class AlgorithmsPanel {
         shape: `[${bytes.shape.join(',')}]`, measured: formatCount(bytes.bytes), formula: formatCount(bytes.formulaBytes),
         B: summary.B, tokens: bytes.tokens, Hkv, D })),
       equal === null ? null : el('p', { class: 'alg-equal' }, t('alg.incrementalEqual', { diff: equal.toExponential(1) })),
+      ...this.#kvTables(),
+    ].filter(Boolean);
+  }
+
+  // The KV cache's size for MHA, GQA and MQA: this config, and a 7B-class model's shape.
+  #kvTables() {
+    const t = this.#t;
+    const engine = this.#engine();
+    const { T, H, Hkv, C } = this.#run.summary;
+    const table = engine.kvCache({ C, H, Hkv, layers: 1, tokens: T });
+    const named = engine.namedShapes[0];
+    const kvRow = (row) => el('tr', { 'data-layout': row.layout, class: row.current ? 'current' : '' },
+      el('th', {}, `${row.layout} (Hkv=${row.Hkv})`), el('td', {}, `2·${row.Hkv}·${table.D}·4 = ${formatCount(row.bytesPerTokenPerLayer)} B`), el('td', {}, bytesText(row.bytes)));
+    const namedRow = (row) => el('tr', { 'data-layout': row.layout, class: row.current ? 'current' : '' },
+      el('th', {}, `${row.layout} (Hkv=${row.Hkv})`),
+      el('td', {}, `2·${row.Hkv}·${named.table.D}·4·${named.table.layers} = ${formatCount(row.bytesPerToken)} B`),
+      el('td', {}, bytesText(row.bytes)));
+    return [
       el('h3', {}, t('alg.kvTitle')),
       el('div', { class: 'table-wrap' }, el('table', { class: 'alg-kv' },
         el('caption', {}, t('alg.kvCaption', { T, D: table.D })),
@@ -366,8 +391,8 @@ export class AlgorithmsPanel {
     }
     const now = svg('rect', { x: 0, y: step * cell, width: (step + 1) * cell, height: cell, fill: 'none', stroke: 'var(--accent)', 'stroke-width': 2 });
     return el('figure', {},
-      svg('svg', { class: 'grid', viewBox: `-1 -1 ${T * cell + 2} ${T * cell + 2}`, width: T * cell + 2, height: T * cell + 2, role: 'img', 'aria-label': this.#t('alg.decodeLabel', { t: step }) },
-        svg('rect', { class: 'gridline', x: 0, y: 0, width: T * cell, height: T * cell }), ...cells, now),
+      svgWith('svg', { class: 'grid', viewBox: `-1 -1 ${T * cell + 2} ${T * cell + 2}`, width: T * cell + 2, height: T * cell + 2, role: 'img', 'aria-label': this.#t('alg.decodeLabel', { t: step }) },
+        [svg('rect', { class: 'gridline', x: 0, y: 0, width: T * cell, height: T * cell }), ...cells, now]),
       el('figcaption', {}, this.#t('alg.decodeCaption')));
   }
 
@@ -391,8 +416,8 @@ export class AlgorithmsPanel {
     }
     const now = svg('rect', { x: 0, y: step * cell, width: D * cell, height: cell, fill: 'none', stroke: 'var(--accent)', 'stroke-width': 2 });
     return el('figure', {},
-      svg('svg', { class: 'grid', viewBox: `-1 -1 ${D * cell + 2} ${T * cell + 2}`, width: D * cell + 2, height: T * cell + 2, role: 'img', 'aria-label': this.#t('alg.cacheLabel', { tokens, D }) },
-        svg('rect', { class: 'gridline', x: 0, y: 0, width: D * cell, height: T * cell }), ...cells, now),
+      svgWith('svg', { class: 'grid', viewBox: `-1 -1 ${D * cell + 2} ${T * cell + 2}`, width: D * cell + 2, height: T * cell + 2, role: 'img', 'aria-label': this.#t('alg.cacheLabel', { tokens, D }) },
+        [svg('rect', { class: 'gridline', x: 0, y: 0, width: D * cell, height: T * cell }), ...cells, now]),
       el('figcaption', {}, this.#t('alg.cacheCaption', { h: kvHead, tokens, D })));
   }
 }
