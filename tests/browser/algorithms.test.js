@@ -91,3 +91,28 @@ test('incremental: decoding token by token, the cache measured beside the formul
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('the walkthrough walks the tiled and the decoding passes step by step, each formula rendered', opts, async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1000, height: 900 } });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  await page.goto(`${env.url}embed.html?el=walkthrough&c=8&h=2&tokens=a+b+c+d&mask=causal&lang=en`);
+  await page.locator('mha-walkthrough h3').waitFor();
+  for (const algorithm of ['tiled', 'incremental']) {
+    const config = { B: 1, T: 4, C: 8, H: 2, mask: 'causal', algorithm };
+    const ids = env.engine.run(config).steps.map((s) => s.id);
+    await page.evaluate((config) => { document.querySelector('mha-walkthrough').config = { ...config, tokens: ['a', 'b', 'c', 'd'] }; }, config);
+    await page.locator(`mha-walkthrough .steps button[data-id="${ids.at(-1)}"]`).waitFor();
+    for (const [i, id] of ids.entries()) {
+      await page.evaluate((id) => { document.querySelector('mha-walkthrough').stepId = id; }, id);
+      const h3 = page.locator(`mha-walkthrough h3[data-step="${id}"]`);
+      await h3.waitFor();
+      assert.equal(await h3.textContent(), `${i + 1}. ${STRINGS.en[`step.${id}`]}`);
+      assert.ok(await page.locator('mha-walkthrough .formula math').count() > 0, `${id}: the formula is rendered MathML, not LaTeX text`);
+    }
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -48,7 +48,8 @@ const FORMULA_CONFIGS = [true, false].flatMap((bias) => [2, 3].flatMap((Tk) => [
 
 /**
  * Every formula the page can show, as LaTeX: each step's `latex` from the engine over
- * FORMULA_CONFIGS, forward and backward (a run with dOutput has the d_ steps), the parameter count
+ * FORMULA_CONFIGS, forward and backward (a run with dOutput has the d_ steps), tiled and
+ * incremental, the parameter count
  * and softmax's row Jacobian; scripts/render_formulas.js renders them at build time.
  */
 export function allFormulas(engine) {
@@ -56,6 +57,10 @@ export function allFormulas(engine) {
   for (const config of FORMULA_CONFIGS) {
     const dOutput = new Float32Array(config.B * config.T * config.C).fill(1);
     for (const step of engine.run({ ...config, dOutput, snapshots: 'lazy' }).steps) all.add(step.latex);
+    for (const step of engine.run({ ...config, algorithm: 'tiled', snapshots: 'lazy' }).steps) all.add(step.latex);
+    if (config.Tk === config.T) { // decoding is causal self-attention
+      for (const step of engine.run({ ...config, mask: 'causal', algorithm: 'incremental', snapshots: 'lazy' }).steps) all.add(step.latex);
+    }
   }
   return [...all];
 }
