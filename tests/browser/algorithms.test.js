@@ -61,6 +61,10 @@ test('tiled: the tiles in the pass\'s order, each row\'s m, ℓ and correction t
   await page.locator(`${panel} .alg-tile-at`, { hasText: 'Tile 2 of 2' }).waitFor();
   await page.locator(`${panel} button[data-action="play"][aria-pressed="false"]`).waitFor();
   await page.locator(panel).screenshot({ path: `${ARTIFACTS}algorithms-tiled-en.png` });
+  // The walkthrough above takes the tiled run, from its first tile step.
+  await page.locator(`${panel} button[data-action="walk"]`).click();
+  await page.locator('mha-walkthrough h3[data-step="tile_scores"]').waitFor();
+  assert.equal(await page.locator('mha-walkthrough .steps button[data-id]').count(), env.engine.run({ ...CAUSAL, algorithm: 'tiled', blockQ: 2, blockK: 4 }).steps.length);
   assert.deepEqual(problems, []);
   await context.close();
 });

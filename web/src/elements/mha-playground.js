@@ -197,7 +197,7 @@ export class MhaPlaygroundElement extends ElementBase {
     const controls = new ControlsPanel({ t, lang, extra: importPanel.element, onChange: () => this.#fromControls(), onDistinct: () => this.#distinct() });
     const lessons = new LessonsPanel({ t, summaryOf: this.#summaryOf, runOf: this.#runOf });
     const torch = new TorchPanel({ t, lang, apply: (stateDict) => this.#applyStateDict(stateDict), reset: () => this.#seededWeights() });
-    const algorithms = new AlgorithmsPanel({ t, lang, engine: () => this.#engine, config: () => this.#config() });
+    const algorithms = new AlgorithmsPanel({ t, lang, engine: () => this.#engine, config: () => this.#config(), walk: (run) => this.#walkAlgorithm(run) });
     const mistakes = new MistakesPanel({ t });
     const quiz = new QuizPanel({ t, practice: this.#panels?.quiz.practice, answers: this.#panels?.quiz.answers, onDistinct: () => this.#distinct() });
     const exports = new ExportPanel({ t, lang, embedBase: () => this.getAttribute('embed-base') ?? new URL('./', document.baseURI).href,
@@ -420,6 +420,16 @@ export class MhaPlaygroundElement extends ElementBase {
       section.classList.toggle('stale', Boolean(note));
       section.querySelector('.stale-note').textContent = note;
     }
+  }
+
+  // The walkthrough over another algorithm's run of the same config (the algorithms panel): from
+  // its first step of its own; the next change of the config brings the naive pass back.
+  #walkAlgorithm(run) {
+    const { walkthrough } = this.#panels;
+    walkthrough.run = run;
+    const first = run.steps.find((step) => step.id.startsWith('tile_') || step.id.startsWith('decode_')) ?? run.steps[0];
+    walkthrough.stepId = first.id;
+    this.focusWalkthrough();
   }
 
   #goToStep(id) {

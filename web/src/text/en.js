@@ -552,6 +552,8 @@ export const EN = {
   'alg.slice': 'batch row b={b}, head h={h} (the heatmaps\' choice)',
   'alg.previous': '◀ Previous tile',
   'alg.next': 'Next tile ▶',
+  'alg.walk.tiled': 'Walk through the tiled pass in the walkthrough above',
+  'alg.walk.incremental': 'Walk through decoding in the walkthrough above',
   'alg.play': '▶ Play',
   'alg.pause': '❚❚ Pause',
   'alg.tileAt': 'Tile {n} of {count}: (i={i}, j={j}), queries {r0}–{r1}, keys {c0}–{c1}',

@@ -551,6 +551,8 @@ export const ZH = {
   'alg.slice': '批次行 b={b}，头 h={h}（与热力图的选择相同）',
   'alg.previous': '◀ 上一块',
   'alg.next': '下一块 ▶',
+  'alg.walk.tiled': '在上面的逐步讲解中逐步查看分块过程',
+  'alg.walk.incremental': '在上面的逐步讲解中逐步查看解码过程',
   'alg.play': '▶ 播放',
   'alg.pause': '❚❚ 暂停',
   'alg.tileAt': '第 {n} 块（共 {count} 块）：(i={i}, j={j})，查询 {r0}–{r1}，键 {c0}–{c1}',

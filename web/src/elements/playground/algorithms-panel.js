@@ -73,6 +73,7 @@ export class AlgorithmsPanel {
   #lang;
   #engine;
   #config;
+  #walk;
   #run = null;
   #slice = { batch: 0, head: 0 };
   #mode = 'tiled';
@@ -83,10 +84,14 @@ export class AlgorithmsPanel {
   #timer = null;
   #modeButtons;
 
-  /** `engine()` is the page's engine; `config()` the config of the run on screen (weights included). */
-  constructor({ t, lang, engine, config }) {
+  /**
+   * `engine()` is the page's engine; `config()` the config of the run on screen (weights included);
+   * `walk(run)` shows a run of another algorithm in the walkthrough above.
+   */
+  constructor({ t, lang, engine, config, walk }) {
     this.#t = t;
     this.#lang = lang;
+    this.#walk = walk;
     this.#engine = engine;
     this.#config = config;
     const mode = (name) => {
@@ -136,6 +141,21 @@ export class AlgorithmsPanel {
       }
       this.#draw();
       this.#body.querySelector('[data-action="play"]')?.focus();
+    });
+    return button;
+  }
+
+  // "Walk through these steps": this algorithm's run, with every snapshot, in the walkthrough.
+  #walkButton(algorithm, extra = {}) {
+    const button = el('button', { type: 'button', 'data-action': 'walk' }, this.#t(`alg.walk.${algorithm}`));
+    button.addEventListener('click', () => {
+      this.#stop();
+      button.parentElement.querySelector('.error')?.remove();
+      try {
+        this.#walk(this.#engine().run({ ...this.#config(), algorithm, ...extra }));
+      } catch (error) { // with every snapshot it may not fit the page's memory cap: say so here
+        button.after(el('p', { class: 'error', role: 'alert' }, error.messageIn?.(this.#lang) ?? error.message));
+      }
     });
     return button;
   }
@@ -227,6 +247,7 @@ export class AlgorithmsPanel {
           el('tr', {}, el('th', {}, t('alg.query')), el('th', {}, t('alg.maxBefore')), el('th', {}, t('alg.max')), el('th', {}, t('alg.correction')),
             el('th', {}, t('alg.sumBefore')), el('th', {}, t('alg.sum'))),
           ...rows))),
+      el('div', { class: 'row' }, this.#walkButton('tiled', this.#block)),
       el('p', { class: 'alg-counts' }, t('alg.counts', { total: formatCount(counts.total), computed: formatCount(counts.computed), skipped: formatCount(counts.skipped) })),
       equal === null ? null : el('p', { class: 'alg-equal' }, t('alg.tiledEqual', { diff: equal.toExponential(1) })),
       ...this.#memory(),
@@ -348,6 +369,7 @@ export class AlgorithmsPanel {
         shape: `[${bytes.shape.join(',')}]`, measured: formatCount(bytes.bytes), formula: formatCount(bytes.formulaBytes),
         B: summary.B, tokens: bytes.tokens, Hkv, D })),
       equal === null ? null : el('p', { class: 'alg-equal' }, t('alg.incrementalEqual', { diff: equal.toExponential(1) })),
+      el('div', { class: 'row' }, this.#walkButton('incremental')),
       ...this.#kvTables(),
     ].filter(Boolean);
   }
