@@ -45,13 +45,14 @@ const options = {
   width: { type: 'string' }, lr: { type: 'string' }, dropout: { type: 'string' }, batch: { type: 'string' },
   algorithm: { type: 'string' }, 'block-q': { type: 'string' }, 'block-k': { type: 'string' }, at: { type: 'string' },
   version: { type: 'boolean' },
-  // Lowercase aliases of the sizes, as the elements' attributes are named (b, t, tk, c, h, hkv).
-  b: { type: 'string' }, t: { type: 'string' }, tk: { type: 'string' }, c: { type: 'string' }, h: { type: 'string' }, hkv: { type: 'string' },
 };
+// The sizes, also in lower case as the elements' attributes name them (--b, --t, --tk, …).
 const SIZES = ['B', 'T', 'Tk', 'C', 'H', 'Hkv'];
+const ALIASES = SIZES.map((field) => field.toLowerCase());
+for (const alias of ALIASES) options[alias] = { type: 'string' };
 
 // The options as a user types them, for a message about one that does not exist.
-const OPTION_NAMES = Object.keys(options).filter((name) => !/^(b|t|tk|c|h|hkv)$/.test(name)).map((name) => `--${name}`).join(' ');
+const OPTION_NAMES = Object.keys(options).filter((name) => !ALIASES.includes(name)).map((name) => `--${name}`).join(' ');
 
 function usageError(message) {
   process.stderr.write(`${message}\n\n${USAGE}\n`);

@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { TIMEOUT, deep, launch, openPage } from './harness.js';
+import { TIMEOUT, deep, launch, noProblems, openPage } from './harness.js';
 import { STRINGS } from '../../web/src/text/translate.js';
 
 let env;
@@ -17,10 +17,6 @@ const opts = { timeout: TIMEOUT * 3 };
 const EN = STRINGS.en;
 const ZH = STRINGS.zh;
 
-async function noProblems(problems, page) {
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
-  assert.deepEqual(problems, [], 'no console errors, page errors or CSP violations');
-}
 
 const heatmapRows = (page) => deep(page, ($, $$) => $$('mha-playground', 'mha-heatmap', 'figure.panel[data-b="0"][data-h="0"] text[text-anchor="end"]').map((t) => t.textContent));
 

@@ -1,6 +1,7 @@
 // Shared set-up for the page's browser tests: the project's own server on a free port, Debian's
 // Chromium driven by playwright-core, and pages that record every console error, page error and
 // CSP violation so that a test can fail on them.
+import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,13 @@ import { startServer } from '../../scripts/serve.js';
 import { createEngine } from '../../web/src/engine/engine.js';
 
 export const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname;
+
+/** Fails on any console error, page error or CSP violation `openPage` recorded, once the page has
+ * painted and run what the paint scheduled. */
+export async function noProblems(problems, page) {
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+  assert.deepEqual(problems, [], 'no console errors, page errors or CSP violations');
+}
 mkdirSync(ARTIFACTS, { recursive: true });
 
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];

@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
-import { ARTIFACTS, TIMEOUT, cellCentre, deep, heatmapCells, launch, openPage } from './harness.js';
+import { ARTIFACTS, TIMEOUT, cellCentre, deep, heatmapCells, launch, noProblems, openPage } from './harness.js';
 import { heatmapScales, legendNumbers, viridis } from '../../web/src/logic/colors.js';
 import { averageOverHeads, heatmapPanels } from '../../web/src/logic/heatmap-layout.js';
 import { STRINGS } from '../../web/src/text/translate.js';
@@ -23,10 +23,6 @@ const EN = STRINGS.en;
 const HEATMAP = ['mha-playground', 'mha-heatmap'];
 const CLASSIC = { B: 2, T: 4, C: 8, H: 2 };
 
-async function noProblems(problems, page) {
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
-  assert.deepEqual(problems, [], 'no console errors, page errors or CSP violations');
-}
 
 const legendText = (page) => deep(page, ($) => ['min', 'mid', 'max', 'note'].map((k) => $('mha-playground', 'mha-heatmap', `[data-legend="${k}"]`).textContent));
 

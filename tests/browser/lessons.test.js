@@ -5,13 +5,12 @@
 // Expected values come from the engine run in Node.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TIMEOUT, deep, heatmapCells, launch, openPage } from './harness.js';
+import { ARTIFACTS, TIMEOUT, deep, heatmapCells, launch, noProblems, openPage } from './harness.js';
 import { heatmapScales } from '../../web/src/logic/colors.js';
 import { heatmapPanels } from '../../web/src/logic/heatmap-layout.js';
 import { meanVariance, scalingPoint, scalingProbe } from '../../web/src/logic/scaling.js';
 import { inProjWeight } from '../../web/src/logic/state-dict.js';
 import { STRINGS } from '../../web/src/text/translate.js';
-import { ARTIFACTS } from './harness.js';
 
 let env;
 before(async () => { env = await launch(); });
@@ -24,10 +23,6 @@ const opts = { timeout: TIMEOUT * 3 };
 const EN = STRINGS.en;
 const CLASSIC = { B: 2, T: 4, C: 8, H: 2 };
 
-async function noProblems(problems, page) {
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
-  assert.deepEqual(problems, [], 'no console errors, page errors or CSP violations');
-}
 
 const nested = (flat, rows, cols) => Array.from({ length: rows }, (_, r) => Array.from(flat.slice(r * cols, (r + 1) * cols)));
 

@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
-import { ARTIFACTS, TIMEOUT, cellCentre, deep, heatmapCells, launch, openPage } from './harness.js';
+import { ARTIFACTS, TIMEOUT, cellCentre, deep, heatmapCells, launch, noProblems, openPage } from './harness.js';
 import { heatmapScales, scaleFor } from '../../web/src/logic/colors.js';
 import { heatmapPanels } from '../../web/src/logic/heatmap-layout.js';
 import { shapeText } from '../../web/src/logic/format.js';
@@ -20,10 +20,6 @@ after(async () => {
 const CLASSIC = { B: 2, T: 4, C: 8, H: 2 };
 const opts = { timeout: TIMEOUT * 3 };
 
-async function noProblems(problems, page) {
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve())));
-  assert.deepEqual(problems, [], 'no console errors, page errors or CSP violations');
-}
 
 /** The walkthrough as the page shows it now. */
 const shownStep = (page) => deep(page, ($, $$) => ({

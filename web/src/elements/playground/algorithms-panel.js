@@ -6,7 +6,7 @@
 // self-attention): token by token, the cache growing, one new row of attention per step, the
 // cache's bytes measured from its snapshot beside the formula, and MHA/GQA/MQA side by side.
 import { viridis } from '../../logic/colors.js';
-import { formatCount, formatValue } from '../../logic/format.js';
+import { formatBytes, formatCount, formatValue } from '../../logic/format.js';
 import { el, svg } from '../dom.js';
 import { sheet } from '../styles.js';
 import { block } from './frame.js';
@@ -54,13 +54,8 @@ const GRID_MAX = 300; // px: the score matrix's width at most
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 const CURVE = { width: 360, height: 170, left: 56, right: 12, top: 10, bottom: 28 };
 
-const bytesText = (bytes) => {
-  if (bytes >= 2 ** 40) return `${(bytes / 2 ** 40).toFixed(2)} TiB`;
-  if (bytes >= 2 ** 30) return `${(bytes / 2 ** 30).toFixed(2)} GiB`;
-  if (bytes >= 2 ** 20) return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-  if (bytes >= 2 ** 10) return `${(bytes / 2 ** 10).toFixed(1)} KiB`;
-  return `${formatCount(bytes)} B`;
-};
+// Bytes as the engine's messages write them (logic/format.js), small counts as "32 B".
+const bytesText = (bytes) => (bytes < 1024 ? `${formatCount(bytes)} B` : formatBytes(bytes));
 
 const maxAbsDiff = (a, b) => {
   let most = 0;
