@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Bundles the trainer section's Web Worker (web/src/elements/trainer/mha-trainer-worker.js) into
+// Bundles the trainer section's Web Worker (web/src/worker/mha-trainer-worker.js) into
 // web/dist/mha-trainer-worker.js, beside the widget bundle that starts it. The worker runs only
 // the engine with the trainer, whose glue (mha_trainer.mjs) it imports beside the trainer's .wasm
 // at run time; engine.js also imports the plain engine's glue (mha_engine.mjs) for createEngine()
@@ -23,7 +23,7 @@ export const defaultWasmUrl = () => new URL('./mha_engine.wasm', import.meta.url
 };
 
 await build({
-  entryPoints: [new URL('../web/src/elements/trainer/mha-trainer-worker.js', import.meta.url).pathname],
+  entryPoints: [new URL('../web/src/worker/mha-trainer-worker.js', import.meta.url).pathname],
   outfile: new URL('../web/dist/mha-trainer-worker.js', import.meta.url).pathname,
   bundle: true,
   format: 'esm',

@@ -3,7 +3,7 @@
 // training-options.js: the task's preset, dropout 0, seed 0) with the project's own trainer, for
 // the preset's step count, and writes what the section opens with:
 //   web/checkpoints/<task>.mhat       the trainer's checkpoint (trainer.save()), bytes as they are
-//   web/src/model/checkpoints.js      for each: the options and steps it was made from, its size
+//   web/src/logic/training/checkpoints.js      for each: the options and steps it was made from, its size
 //                                     and FNV-1a checksum, its head scores, accuracy on fresh
 //                                     sequences, and its loss curve (a mean per bucket of steps)
 // tests/js/checkpoints.test.js trains them again from those options and checks every byte.
@@ -11,10 +11,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 import { createEngine } from '../web/src/engine/node.js';
-import { PRESETS, TASKS, defaultOptions, engineOptions } from '../web/src/logic/training-options.js';
+import { PRESETS, TASKS, defaultOptions, engineOptions } from '../web/src/logic/training/options.js';
 
 const ROOT = new URL('../', import.meta.url);
-const MODULE = new URL('web/src/model/checkpoints.js', ROOT);
+const MODULE = new URL('web/src/logic/training/checkpoints.js', ROOT);
 const CHUNK = 50; // steps per call, as the worker trains (the result does not depend on it)
 const CURVE_POINTS = 100;
 

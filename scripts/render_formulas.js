@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import katex from 'katex';
 
 import { createEngine } from '../web/src/engine/engine.js';
-import { allFormulas } from '../web/src/logic/walkthrough-text.js';
+import { allFormulas } from '../web/src/logic/walkthrough/walkthrough-text.js';
 
 // A slot renders as a number KaTeX keeps whole, then becomes a marker math.js replaces.
 const slotNumber = (i) => String(9_876_500 + i);

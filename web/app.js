@@ -4,8 +4,8 @@
 // when nothing in particular has focus.
 import './src/elements/index.js';
 import { languageOf, translator } from './src/text/translate.js';
-import { decodeState, encodeLocation, isStateHash } from './src/logic/page-state.js';
-import { decodeTrainingState, encodeTrainingState } from './src/logic/training-state.js';
+import { decodeState, encodeLocation, isStateHash } from './src/logic/page/page-state.js';
+import { decodeTrainingState, encodeTrainingState } from './src/logic/training/state.js';
 
 const STORAGE_KEY = 'mha-lens.lang';
 const playground = document.getElementById('playground');

@@ -8,9 +8,9 @@ import { parseArgs } from 'node:util';
 
 import { createEngine, MhaError } from './src/engine/node.js'; // the API with Node's file system
 import { formatCount, layoutTensor, shapeChain, shapeText } from './src/logic/format.js';
-import { CLASSIC, numberOrText, readConfig } from './src/model/config-input.js';
-import { stepTitle } from './src/model/steps.js';
-import { rememberCatalogue, shapeFormulaOf, shapeFormulaText } from './src/model/shape-formula.js';
+import { CLASSIC, numberOrText, readConfig } from './src/logic/config-input.js';
+import { stepTitle } from './src/catalogue/steps.js';
+import { rememberCatalogue, shapeFormulaOf, shapeFormulaText } from './src/catalogue/shape-formula.js';
 import { translator } from './src/text/translate.js';
 
 const USAGE = `Usage: mha-lens walk --B <n> --T <n> --C <n> --H <n> [options]   (no sizes: the seed example)

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
 import { createEngine } from '../../web/src/engine/engine.js';
-import { mulberry32 as rng } from '../../web/src/logic/training-probe.js';
+import { mulberry32 as rng } from '../../web/src/logic/training/probe.js';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

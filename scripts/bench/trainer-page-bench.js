@@ -3,13 +3,13 @@
 // the trainer section, wait for its trained checkpoint, press Reset (step 0, near-uniform heads),
 // press Train, then poll the section (it measures head scores every 20 steps in its worker) until
 // the job's best head reaches the task's target (trainer.task.jobTarget), and on until the task's
-// section's steps for the task are done (web/src/logic/training-options.js: the page's model for
+// section's steps for the task are done (web/src/logic/training/options.js: the page's model for
 // sort is narrower than the engine's default). Seconds and steps for both; medians of `--rounds`.
 import { chromium } from 'playwright-core';
 
 import { startServer } from '../serve.js';
 import { createEngine } from '../../web/src/engine/engine.js';
-import { PRESETS } from '../../web/src/logic/training-options.js';
+import { PRESETS } from '../../web/src/logic/training/options.js';
 
 const args = process.argv.slice(2);
 const rounds = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 3;

@@ -7,8 +7,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { ARTIFACTS, TIMEOUT, cellCentre, deep, heatmapCells, launch, noProblems, openPage } from './harness.js';
-import { heatmapScales, legendNumbers, viridis } from '../../web/src/logic/colors.js';
-import { averageOverHeads, heatmapPanels } from '../../web/src/logic/heatmap-layout.js';
+import { heatmapScales, legendNumbers, viridis } from '../../web/src/logic/heatmap/colors.js';
+import { averageOverHeads, heatmapPanels } from '../../web/src/logic/heatmap/layout.js';
 import { STRINGS } from '../../web/src/text/translate.js';
 
 let env;

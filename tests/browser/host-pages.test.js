@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { measureCls } from '../../scripts/measure-cls.js';
-import { SIZING_SCRIPT } from '../../web/src/logic/embed-code.js';
-import { luminance, parseColor } from '../../web/src/logic/scheme.js';
+import { SIZING_SCRIPT } from '../../web/src/logic/page/embed-code.js';
+import { luminance, parseColor } from '../../web/src/logic/page/scheme.js';
 import { ARTIFACTS, TIMEOUT, launch, makeHostSite } from './harness.js';
 
 const WEB = new URL('../../web/', import.meta.url).pathname;

@@ -12,11 +12,11 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { TIMEOUT, deep, heatmapCells, launch, makeHostSite } from './harness.js';
-import { heatmapScales } from '../../web/src/logic/colors.js';
-import { heatmapPanels } from '../../web/src/logic/heatmap-layout.js';
+import { heatmapScales } from '../../web/src/logic/heatmap/colors.js';
+import { heatmapPanels } from '../../web/src/logic/heatmap/layout.js';
 import { STRINGS } from '../../web/src/text/translate.js';
-import { MAX_IMPORT_DEPTH } from '../../web/src/logic/config-import.js';
-import { MAX_URL_LENGTH, decodeState } from '../../web/src/logic/page-state.js';
+import { MAX_IMPORT_DEPTH } from '../../web/src/logic/page/config-import.js';
+import { MAX_URL_LENGTH, decodeState } from '../../web/src/logic/page/page-state.js';
 import { pageErrorText } from '../../web/src/text/page-message.js';
 
 const EN = STRINGS.en;

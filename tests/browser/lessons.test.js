@@ -6,10 +6,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ARTIFACTS, TIMEOUT, deep, heatmapCells, launch, noProblems, openPage } from './harness.js';
-import { heatmapScales } from '../../web/src/logic/colors.js';
-import { heatmapPanels } from '../../web/src/logic/heatmap-layout.js';
-import { meanVariance, scalingPoint, scalingProbe } from '../../web/src/logic/scaling.js';
-import { inProjWeight } from '../../web/src/logic/state-dict.js';
+import { heatmapScales } from '../../web/src/logic/heatmap/colors.js';
+import { heatmapPanels } from '../../web/src/logic/heatmap/layout.js';
+import { meanVariance, scalingPoint, scalingProbe } from '../../web/src/logic/lessons/scaling.js';
+import { inProjWeight } from '../../web/src/logic/page/state-dict.js';
 import { STRINGS } from '../../web/src/text/translate.js';
 
 let env;

@@ -8,9 +8,9 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { ARTIFACTS, TIMEOUT, deep, heatmapCells, launch, makeHostSite } from './harness.js';
-import { heatmapScales } from '../../web/src/logic/colors.js';
-import { heatmapPanels } from '../../web/src/logic/heatmap-layout.js';
-import { readAttention } from '../../web/src/logic/attention-file.js';
+import { heatmapScales } from '../../web/src/logic/heatmap/colors.js';
+import { heatmapPanels } from '../../web/src/logic/heatmap/layout.js';
+import { readAttention } from '../../web/src/logic/heatmap/attention-file.js';
 
 const HOST_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 const EXAMPLE = JSON.parse(await readFile(new URL('../../web/examples/attention.json', import.meta.url), 'utf8'));

@@ -12,8 +12,8 @@ import { after, before, test } from 'node:test';
 
 import { startServer } from '../../scripts/serve.js';
 import { createEngine } from '../../web/src/engine/engine.js';
-import { flatness } from '../../web/src/logic/training-heads.js';
-import { CHECKPOINTS } from '../../web/src/model/checkpoints.js';
+import { flatness } from '../../web/src/logic/training/heads.js';
+import { CHECKPOINTS } from '../../web/src/logic/training/checkpoints.js';
 import { ARTIFACTS, TIMEOUT, deep, launch, makeHostSite, openPage } from './harness.js';
 
 const HOST_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";

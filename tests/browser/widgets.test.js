@@ -7,8 +7,8 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { ARTIFACTS, TIMEOUT, deep, heatmapCells, launch, makeHostSite } from './harness.js';
-import { heatmapScales } from '../../web/src/logic/colors.js';
-import { heatmapPanels } from '../../web/src/logic/heatmap-layout.js';
+import { heatmapScales } from '../../web/src/logic/heatmap/colors.js';
+import { heatmapPanels } from '../../web/src/logic/heatmap/layout.js';
 
 const XSS = '<img src=x onerror=alert(1)>';
 // The policy a careful tutorial site may send: no inline script or style, no eval, nothing but

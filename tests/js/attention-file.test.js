@@ -1,10 +1,10 @@
-// Precomputed attention (web/src/logic/attention-file.js): the example file written by
+// Precomputed attention (web/src/logic/heatmap/attention-file.js): the example file written by
 // scripts/export_attention.py reads back as its shape and values, every accepted form gives the
 // same result, and everything malformed is refused with a message in both languages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { AttentionError, parseAttention, readAttention } from '../../web/src/logic/attention-file.js';
+import { AttentionError, parseAttention, readAttention } from '../../web/src/logic/heatmap/attention-file.js';
 import { ROOT } from './helpers.js';
 
 const EXAMPLE = readFileSync(`${ROOT}web/examples/attention.json`, 'utf8');

@@ -1,8 +1,8 @@
-// A mistyped attribute is named with what the element takes (web/src/logic/attribute-check.js).
+// A mistyped attribute is named with what the element takes (web/src/logic/page/attribute-check.js).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { attributeProblems } from '../../web/src/logic/attribute-check.js';
+import { attributeProblems } from '../../web/src/logic/page/attribute-check.js';
 import { translator } from '../../web/src/text/translate.js';
 import { getTestEngine } from './engine-helper.js';
 

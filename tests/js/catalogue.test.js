@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { before, test } from 'node:test';
 
 import { STRINGS, translator } from '../../web/src/text/translate.js';
-import { chainSteps, headSharing, stepTitle } from '../../web/src/model/steps.js';
+import { chainSteps, headSharing, stepTitle } from '../../web/src/catalogue/steps.js';
 import { NAMED_IN_CHAIN } from '../../web/src/logic/format.js';
 import { CONFIGS, getTestEngine } from './engine-helper.js';
 import { ROOT } from './helpers.js';

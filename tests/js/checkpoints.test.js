@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { before, test } from 'node:test';
 
 import { createEngine } from '../../web/src/engine/engine.js';
-import { PRESETS, TASKS, defaultOptions, engineOptions } from '../../web/src/logic/training-options.js';
-import { CHECKPOINTS } from '../../web/src/model/checkpoints.js';
+import { PRESETS, TASKS, defaultOptions, engineOptions } from '../../web/src/logic/training/options.js';
+import { CHECKPOINTS } from '../../web/src/logic/training/checkpoints.js';
 import { fnv1a, trainPageModel } from '../../scripts/make_checkpoints.js';
 
 let engine;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { axisColors, diverging, luminance, scaleFor, viridis } from '../../web/src/logic/colors.js';
+import { axisColors, diverging, luminance, scaleFor, viridis } from '../../web/src/logic/heatmap/colors.js';
 
 test('viridis runs from dark purple to yellow and gets lighter all the way', () => {
   assert.equal(viridis(0), '#440154');
@@ -64,8 +64,8 @@ test('every axis has one stable colour, T and Tq share one, merged axes show bot
   assert.deepEqual(axisColors('H·D'), [axisColors('H')[0], axisColors('D')[0]]);
 });
 
-import { heatmapScaleKinds, heatmapScales, rampColors, uniformReferences } from '../../web/src/logic/colors.js';
-import { heatmapPanels } from '../../web/src/logic/heatmap-layout.js';
+import { heatmapScaleKinds, heatmapScales, rampColors, uniformReferences } from '../../web/src/logic/heatmap/colors.js';
+import { heatmapPanels } from '../../web/src/logic/heatmap/layout.js';
 import { getTestEngine } from './engine-helper.js';
 
 const distinct = (scale, values, cols) => new Set(values.map((v, i) => scale.color(v, Math.floor(i / cols)))).size;
@@ -152,7 +152,7 @@ test('every heatmap scale writes the same bytes as its colour, and its ramp has 
   assert.deepEqual([rampColors('diverging', 3)[0], rampColors('diverging', 3)[1]], [diverging(-1), diverging(0)]);
 });
 
-import { paintPanel } from '../../web/src/logic/colors.js';
+import { paintPanel } from '../../web/src/logic/heatmap/colors.js';
 
 test('paintPanel writes the bytes rgbInto writes, cell by cell, masked cells in their own colour', async () => {
   const engine = await getTestEngine();

@@ -2,9 +2,9 @@
 // every kind of malformed, huge or hostile input refused with its reason, before the engine sees it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ImportError, MAX_IMPORT_BYTES, MAX_IMPORT_DEPTH, checkImportSize, configFromImport, importConfig, parseImportText } from '../../web/src/logic/config-import.js';
-import { DEFAULT_STATE, engineConfig } from '../../web/src/logic/page-state.js';
-import { snapshotJson } from '../../web/src/logic/snapshot-file.js';
+import { ImportError, MAX_IMPORT_BYTES, MAX_IMPORT_DEPTH, checkImportSize, configFromImport, importConfig, parseImportText } from '../../web/src/logic/page/config-import.js';
+import { DEFAULT_STATE, engineConfig } from '../../web/src/logic/page/page-state.js';
+import { snapshotJson } from '../../web/src/logic/page/snapshot-file.js';
 import { getTestEngine } from './engine-helper.js';
 
 const refused = (fn, code, params) => assert.throws(fn, (error) => {
@@ -18,7 +18,7 @@ test('an exported snapshot gives back its config and tokens, nothing else', asyn
   const engine = await getTestEngine();
   const config = { B: 1, T: 3, C: 12, H: 4, Hkv: 2, mask: 'causal', bias: false, seed: 7, Tk: 5, keyLengths: [4] };
   const run = engine.run(config);
-  // What the page's Export button writes (logic/snapshot-file.js).
+  // What the page's Export button writes (logic/page/snapshot-file.js).
   const state = importConfig(snapshotJson({ config, tokens: ['a', 'b', 'c'], run }));
   assert.deepEqual(state, { tokens: 'a b c', B: 1, Tk: 5, C: 12, H: 4, Hkv: 2, mask: 'causal', keyLengths: '4', bias: false, seed: 7 });
   assert.deepEqual(engineConfig({ ...DEFAULT_STATE, ...state }, 'en'), config, 'the page runs the same config again');

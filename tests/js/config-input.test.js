@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { CLASSIC, CONFIG_ATTRIBUTES, CONFIG_FIELDS, configFromAttributes, configFromProperty, numberOrText, parseBias, readConfig } from '../../web/src/model/config-input.js';
-import { decodeState, engineConfig } from '../../web/src/logic/page-state.js';
-import { configAttributes, EMBED_ATTRIBUTES } from '../../web/src/logic/embed-code.js';
+import { CLASSIC, CONFIG_ATTRIBUTES, CONFIG_FIELDS, configFromAttributes, configFromProperty, numberOrText, parseBias, readConfig } from '../../web/src/logic/config-input.js';
+import { decodeState, engineConfig } from '../../web/src/logic/page/page-state.js';
+import { configAttributes, EMBED_ATTRIBUTES } from '../../web/src/logic/page/embed-code.js';
 import { getTestEngine } from './engine-helper.js';
 import { ROOT } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SIZING_SCRIPT, configAttributes, embedRequest, embedSnippets } from '../../web/src/logic/embed-code.js';
-import { DEFAULT_STATE } from '../../web/src/logic/page-state.js';
+import { SIZING_SCRIPT, configAttributes, embedRequest, embedSnippets } from '../../web/src/logic/page/embed-code.js';
+import { DEFAULT_STATE } from '../../web/src/logic/page/page-state.js';
 
 test('the snippet carries the view and escapes the reader\'s tokens', () => {
   const state = { ...DEFAULT_STATE, C: 12, H: 3, mask: 'causal', view: 'masked', head: 2 };

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { divisors, forwardFlops, growthChartGeometry, growthSeries, scoresElements, shortNumber } from '../../web/src/logic/growth.js';
+import { divisors, forwardFlops, growthChartGeometry, growthSeries, scoresElements, shortNumber } from '../../web/src/logic/lessons/growth.js';
 import { CONFIGS, getTestEngine } from './engine-helper.js';
 
 test('the chart\'s FLOPs and scores sizes are the engine\'s, for every kind of config', async () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canvasCellPixels, heatmapGeometry, heatmapPanels, hitCell, keyLabels, maskedPath, moveCell, shortLabel } from '../../web/src/logic/heatmap-layout.js';
+import { canvasCellPixels, heatmapGeometry, heatmapPanels, hitCell, keyLabels, maskedPath, moveCell, shortLabel } from '../../web/src/logic/heatmap/layout.js';
 import { CONFIGS, getTestEngine } from './engine-helper.js';
 
 test('one panel per (batch, head), each pointing at its own block of the weights', async () => {
@@ -102,7 +102,7 @@ test('small heatmaps get a pixel block per cell, big ones one pixel per cell', (
   assert.equal(canvasCellPixels(geometry(128, 128)), 1);
 });
 
-import { averageOverHeads, panelGrid } from '../../web/src/logic/heatmap-layout.js';
+import { averageOverHeads, panelGrid } from '../../web/src/logic/heatmap/layout.js';
 
 test('the average over heads is the mean of the heads\' weights, rows still sum to 1', async () => {
   const engine = await getTestEngine();

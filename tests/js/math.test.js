@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { FORMULAS } from '../../web/dist/formulas.mjs';
 import { renderFormula } from '../../scripts/render_formulas.js';
 import katex from 'katex';
-import { allFormulas, parameterFormula } from '../../web/src/logic/walkthrough-text.js';
+import { allFormulas, parameterFormula } from '../../web/src/logic/walkthrough/walkthrough-text.js';
 import { renderMath } from '../../web/src/logic/math.js';
 import { CONFIGS, getTestEngine } from './engine-helper.js';
 

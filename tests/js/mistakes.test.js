@@ -2,7 +2,7 @@
 // run's own tensors (checked here against an independent plain-loop computation).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { headMatrix, hiddenAxisMistakes, meanRowMax, noProjection, noScale, noTranspose, reshapeWithoutTranspose, softmaxOverQueries } from '../../web/src/logic/mistakes.js';
+import { headMatrix, hiddenAxisMistakes, meanRowMax, noProjection, noScale, noTranspose, reshapeWithoutTranspose, softmaxOverQueries } from '../../web/src/logic/lessons/mistakes.js';
 import { CONFIGS, getTestEngine } from './engine-helper.js';
 
 const close = (a, b, tolerance = 1e-4) => Math.abs(a - b) <= tolerance;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_STATE, DEFAULT_TOKENS, MAX_URL_LENGTH, decodeState, encodeLocation, encodeState, engineConfig, isStateHash } from '../../web/src/logic/page-state.js';
-import { parseKeyLengths, parseTokens } from '../../web/src/model/config-input.js';
+import { DEFAULT_STATE, DEFAULT_TOKENS, MAX_URL_LENGTH, decodeState, encodeLocation, encodeState, engineConfig, isStateHash } from '../../web/src/logic/page/page-state.js';
+import { parseKeyLengths, parseTokens } from '../../web/src/logic/config-input.js';
 import { getTestEngine } from './engine-helper.js';
 
 test('a state survives the URL round trip, language included', () => {

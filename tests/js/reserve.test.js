@@ -1,10 +1,10 @@
-// The space an element reserves while the engine loads (web/src/logic/reserve.js): its step table
+// The space an element reserves while the engine loads (web/src/logic/page/reserve.js): its step table
 // is the engine's catalogue, and its estimates follow the config the way the elements draw it.
 // tests/browser/host-pages.test.js measures the layout shift that is left on a real page.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { STEP_ORDER, heatmapHeight, reservedHeight, shapesHeight, stepsOf, walkthroughHeight } from '../../web/src/logic/reserve.js';
+import { STEP_ORDER, heatmapHeight, reservedHeight, shapesHeight, stepsOf, walkthroughHeight } from '../../web/src/logic/page/reserve.js';
 import { getTestEngine, CONFIGS } from './engine-helper.js';
 
 test('the step table is the engine\'s catalogue of the forward pass: ids, order, when and axes', async () => {

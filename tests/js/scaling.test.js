@@ -1,8 +1,8 @@
-// Why 1/√D (web/src/logic/scaling.js), on real runs: the unscaled scores' variance grows about in
+// Why 1/√D (web/src/logic/lessons/scaling.js), on real runs: the unscaled scores' variance grows about in
 // proportion to D, the scaled ones' does not, and the unscaled softmax saturates.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SCALING_DS, meanRowMax, meanVariance, scalingPoint, scalingProbe, softmax } from '../../web/src/logic/scaling.js';
+import { SCALING_DS, meanRowMax, meanVariance, scalingPoint, scalingProbe, softmax } from '../../web/src/logic/lessons/scaling.js';
 import { getTestEngine } from './engine-helper.js';
 
 test('mean and variance skip −∞; softmax rows sum to 1; a one-hot row peaks at 1', () => {

@@ -1,9 +1,9 @@
 // The elements' default colours follow the host page: its first opaque background behind them,
-// the text colour over a background picture, else the page's canvas (web/src/logic/scheme.js).
+// the text colour over a background picture, else the page's canvas (web/src/logic/page/scheme.js).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { canvasIsDark, hostIsDark, isDarkBackground, luminance, parseColor } from '../../web/src/logic/scheme.js';
+import { canvasIsDark, hostIsDark, isDarkBackground, luminance, parseColor } from '../../web/src/logic/page/scheme.js';
 
 test('computed colours parse, whatever the browser writes', () => {
   assert.deepEqual(parseColor('rgb(22, 24, 29)'), { r: 22, g: 24, b: 29, a: 1 });

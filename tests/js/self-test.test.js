@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { answerText, axesIn, checkAnswer, judge, makeQuestions, numbersIn, practiceQuestion } from '../../web/src/logic/self-test.js';
+import { answerText, axesIn, checkAnswer, judge, makeQuestions, numbersIn, practiceQuestion } from '../../web/src/logic/lessons/self-test.js';
 import { getTestEngine } from './engine-helper.js';
 
 test('questions are answered by the run itself', async () => {

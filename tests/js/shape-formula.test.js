@@ -1,9 +1,9 @@
-// The page's shape formulas (web/src/model/shape-formula.js), made from the engine's catalogue:
+// The page's shape formulas (web/src/catalogue/shape-formula.js), made from the engine's catalogue:
 // with numbers they read exactly as the engine's own step.shapeFormula (English), with axis
 // symbols they name every axis, and in Chinese no English word is left.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { shapeFormulaParts, shapeFormulaText } from '../../web/src/model/shape-formula.js';
+import { shapeFormulaParts, shapeFormulaText } from '../../web/src/catalogue/shape-formula.js';
 import { translator } from '../../web/src/text/translate.js';
 import { CONFIGS, getTestEngine } from './engine-helper.js';
 

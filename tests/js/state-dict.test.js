@@ -1,9 +1,9 @@
-// A pasted PyTorch state dict (web/src/logic/state-dict.js): nn.MultiheadAttention's in_proj
+// A pasted PyTorch state dict (web/src/logic/page/state-dict.js): nn.MultiheadAttention's in_proj
 // layout and the separate q/k/v/out projections read into engine.fromTorch / fromLinear, whose
 // weights reproduce the PyTorch fixtures' runs; in_proj_weight is Wq, Wk, Wv transposed and stacked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inProjWeight, parseStateDict, readStateDict, StateDictError } from '../../web/src/logic/state-dict.js';
+import { inProjWeight, parseStateDict, readStateDict, StateDictError } from '../../web/src/logic/page/state-dict.js';
 import { getTestEngine } from './engine-helper.js';
 import { compare, loadFixtures } from './helpers.js';
 

@@ -2,7 +2,7 @@
 // GQA repeat must hold exactly the value of the input cell it is said to come from.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cellSources, changeKind, pictureLayout } from '../../web/src/logic/tensor-picture.js';
+import { cellSources, changeKind, pictureLayout } from '../../web/src/logic/walkthrough/tensor-picture.js';
 import { CONFIGS, getTestEngine } from './engine-helper.js';
 
 test('cells that move or regroup hold the value of their source cell, in every config', async () => {

@@ -1,4 +1,4 @@
-// The trainer section's pure logic (web/src/logic/training-*.js, backward-text.js): curves, what a
+// The trainer section's pure logic (web/src/logic/training/, logic/walkthrough/backward-text.js): curves, what a
 // head's label says, the probe, the options and their URL, the dropout mask and the backward
 // walkthrough's words. The probe's targets are checked against the trained checkpoints, whose
 // predictions follow the engine's own targets.
@@ -7,13 +7,13 @@ import { readFileSync } from 'node:fs';
 import { before, describe, test } from 'node:test';
 
 import { createEngine } from '../../web/src/engine/engine.js';
-import { gradientOf, isBackward } from '../../web/src/logic/backward-text.js';
-import { TrainingHistory, bucketed, chartScale, lossAxis, polyline, stepAxisEnd } from '../../web/src/logic/training-curves.js';
-import { CLEAR_SCORE, droppedOut, dropoutMask, flatness, formatScore, headLabel } from '../../web/src/logic/training-heads.js';
-import { PRESETS, RANGES, checkpointFor, defaultOptions, engineOptions, readOptions, sameModel } from '../../web/src/logic/training-options.js';
-import { exampleProbe, mulberry32, parseProbe, predictionMarks, targetsFor } from '../../web/src/logic/training-probe.js';
-import { decodeTrainingState, encodeTrainingState, mergeParams } from '../../web/src/logic/training-state.js';
-import { CHECKPOINTS } from '../../web/src/model/checkpoints.js';
+import { gradientOf, isBackward } from '../../web/src/logic/walkthrough/backward-text.js';
+import { TrainingHistory, bucketed, chartScale, lossAxis, polyline, stepAxisEnd } from '../../web/src/logic/training/curves.js';
+import { CLEAR_SCORE, droppedOut, dropoutMask, flatness, formatScore, headLabel } from '../../web/src/logic/training/heads.js';
+import { PRESETS, RANGES, checkpointFor, defaultOptions, engineOptions, readOptions, sameModel } from '../../web/src/logic/training/options.js';
+import { exampleProbe, mulberry32, parseProbe, predictionMarks, targetsFor } from '../../web/src/logic/training/probe.js';
+import { decodeTrainingState, encodeTrainingState, mergeParams } from '../../web/src/logic/training/state.js';
+import { CHECKPOINTS } from '../../web/src/logic/training/checkpoints.js';
 import { translator } from '../../web/src/text/translate.js';
 
 describe('curves', () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { memoryLayout, stepAnswers } from '../../web/src/logic/walkthrough-text.js';
+import { memoryLayout, stepAnswers } from '../../web/src/logic/walkthrough/walkthrough-text.js';
 import { CONFIGS, getTestEngine } from './engine-helper.js';
 
 test('the answers come from the snapshots: values, element count, last two axes', async () => {

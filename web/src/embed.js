@@ -1,10 +1,10 @@
 // The iframe route (embed.html), bundled by scripts/build.sh into web/dist/embed.js beside the
 // widget bundle it loads (./mha-lens.js, kept as an import): copying embed.html, embed.css and
-// dist/ is all a site needs. Renders the elements the URL names (logic/embed-code.js), their
+// dist/ is all a site needs. Renders the elements the URL names (logic/page/embed-code.js), their
 // attributes set as attributes so tokens stay text, and posts the content height to the parent
 // page whenever it changes, which the host's one-line script applies to the iframe.
 import './mha-lens.js';
-import { HEIGHT_MESSAGE, embedRequest } from './logic/embed-code.js';
+import { HEIGHT_MESSAGE, embedRequest } from './logic/page/embed-code.js';
 import { languageOf } from './text/translate.js';
 
 const main = document.getElementById('embed');

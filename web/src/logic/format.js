@@ -1,5 +1,5 @@
 // Pure formatting shared by the CLI and the page: no DOM, no engine.
-import { chainSteps } from '../model/steps.js';
+import { chainSteps } from '../catalogue/steps.js';
 
 /** "[2,4,8]" */
 export const shapeText = (shape) => `[${shape.join(',')}]`;

@@ -123,7 +123,7 @@ export const EN = {
   'cli.train.scores': 'head scores (the task\'s job: {job}, target {target})',
   'cli.train.atStart': 'step 0',
 
-  // The trainer section, <mha-trainer> (elements/mha-trainer.js and elements/trainer/).
+  // The trainer section, <mha-trainer> (elements/trainer/mha-trainer.js and elements/trainer/).
   'tr.title': 'What attention learns',
   'tr.label': 'Train a tiny transformer and watch its heads',
   'tr.intro': 'A tiny transformer learns a task right here, in your browser, with the same engine as above. At step 0 its heads are near uniform; as it trains, each head finds a job, and its score measures it.',
@@ -437,7 +437,7 @@ export const EN = {
   'warn.attribute': '<{tag} {name}="{value}">: {name} takes {accepted}; this value is ignored.',
   'warn.unknown': '<{tag} {name}="{value}">: <{tag}> has no attribute {name} (it takes {accepted}); it is ignored.',
 
-  // The import panel (web/src/logic/config-import.js names the reasons).
+  // The import panel (web/src/logic/page/config-import.js names the reasons).
   'import.title': 'Import config (JSON)',
   'import.hint': 'A snapshot file downloaded from this page, or a config such as:',
   'import.example': '{"B": 2, "C": 8, "H": 2, "tokens": ["I", "love", "attention"]}',
@@ -464,7 +464,7 @@ export const EN = {
   'import.type.numbers': 'an array of numbers',
   'import.type.strings': 'a string or an array of strings',
 
-  // Shape formulas (model/shape-formula.js): the words between the shapes, and formulas read aloud.
+  // Shape formulas (catalogue/shape-formula.js): the words between the shapes, and formulas read aloud.
   'formula.softmaxOverTk': 'softmax over Tk of ',
   'formula.softmaxBackwardOverTk': 'softmax backward over Tk of ',
   'formula.softmaxOverT1': 'softmax over t+1 of ',
@@ -480,7 +480,7 @@ export const EN = {
   'formula.label.masked': 'S plus M, where M is minus infinity at masked positions and 0 elsewhere',
   'formula.label.weights': 'A equals softmax of S over the keys Tk',
 
-  // Precomputed attention (<mha-heatmap attention / src>, logic/attention-file.js).
+  // Precomputed attention (<mha-heatmap attention / src>, logic/heatmap/attention-file.js).
   'attention.refused': 'This attention cannot be drawn ({src}): {detail}',
   'attention.property': 'the attention property',
   'attention.fetch': 'Could not load {src} ({detail}).',
@@ -531,7 +531,7 @@ export const EN = {
   'role.output': 'W_O mixes the heads: each output feature is a weighted sum of all H·D concatenated features, so the {heads} heads\' results are combined here for the first time.',
   'kind.same': 'No value changes in this run (nothing is masked, or D = 1): the step passes its input on.',
 
-  // Reading a pasted state dict (logic/state-dict.js).
+  // Reading a pasted state dict (logic/page/state-dict.js).
   'torch.error.notObject': 'A state dict is a JSON object of tensors ({"in_proj_weight": [[…]], …}).',
   'torch.error.noWeights': 'There is no in_proj_weight (nn.MultiheadAttention) and no q_proj.weight (separate projections) in it.',
   'torch.error.notNumbers': '{name} must be a list of numbers (nested lists, as tensor.tolist() writes them).',

@@ -122,7 +122,7 @@ export const ZH = {
   'cli.train.scores': '各头得分（任务的工作：{job}，目标 {target}）',
   'cli.train.atStart': '第 0 步',
 
-  // The trainer section, <mha-trainer> (elements/mha-trainer.js and elements/trainer/).
+  // The trainer section, <mha-trainer> (elements/trainer/mha-trainer.js and elements/trainer/).
   'tr.title': '注意力学到了什么',
   'tr.label': '训练一个小 Transformer，观察它的注意力头',
   'tr.intro': '一个小 Transformer 就在这里、在你的浏览器里学习一个任务，用的是和上面同一个引擎。第 0 步时它的头几乎是均匀的；训练中每个头会找到一项工作，分数衡量它做得如何。',
@@ -436,7 +436,7 @@ export const ZH = {
   'warn.attribute': '<{tag} {name}="{value}">：{name} 可取 {accepted}；此值被忽略。',
   'warn.unknown': '<{tag} {name}="{value}">：<{tag}> 没有 {name} 属性（可用的属性：{accepted}）；它被忽略。',
 
-  // The import panel (web/src/logic/config-import.js names the reasons).
+  // The import panel (web/src/logic/page/config-import.js names the reasons).
   'import.title': '导入配置（JSON）',
   'import.hint': '可以是从本页下载的快照文件，也可以是一个配置，例如：',
   'import.example': '{"B": 2, "C": 8, "H": 2, "tokens": ["我", "爱", "注意力"]}',
@@ -463,7 +463,7 @@ export const ZH = {
   'import.type.numbers': '一个数的数组',
   'import.type.strings': '一个字符串或字符串数组',
 
-  // Shape formulas (model/shape-formula.js): the words between the shapes, and formulas read aloud.
+  // Shape formulas (catalogue/shape-formula.js): the words between the shapes, and formulas read aloud.
   'formula.softmaxOverTk': '沿 Tk 做 softmax：',
   'formula.softmaxBackwardOverTk': '沿 Tk 做 softmax 反向：',
   'formula.softmaxOverT1': '沿 t+1 做 softmax：',
@@ -479,7 +479,7 @@ export const ZH = {
   'formula.label.masked': 'S 加 M：被遮住的位置 M 为负无穷，其余为 0',
   'formula.label.weights': 'A 等于 S 沿键 Tk 做 softmax',
 
-  // Precomputed attention (<mha-heatmap attention / src>, logic/attention-file.js).
+  // Precomputed attention (<mha-heatmap attention / src>, logic/heatmap/attention-file.js).
   'attention.refused': '无法绘制这份注意力（{src}）：{detail}',
   'attention.property': 'attention 属性',
   'attention.fetch': '无法加载 {src}（{detail}）。',
@@ -530,7 +530,7 @@ export const ZH = {
   'role.output': 'W_O 把各个头混合起来：每个输出特征都是全部 H·D 个拼接特征的加权和，{heads} 个头的结果在这里第一次合在一起。',
   'kind.same': '这次运行中没有值改变（没有被遮住的位置，或 D = 1）：这一步原样传递输入。',
 
-  // Reading a pasted state dict (logic/state-dict.js).
+  // Reading a pasted state dict (logic/page/state-dict.js).
   'torch.error.notObject': 'state dict 是一个由张量组成的 JSON 对象（{"in_proj_weight": [[…]], …}）。',
   'torch.error.noWeights': '其中既没有 in_proj_weight（nn.MultiheadAttention），也没有 q_proj.weight（分开的投影）。',
   'torch.error.notNumbers': '{name} 必须是数字列表（嵌套列表，和 tensor.tolist() 的输出一样）。',

@@ -5,10 +5,10 @@
 // of both passes for this config and as a curve over T. Incremental (KV-cache decoding, causal
 // self-attention): token by token, the cache growing, one new row of attention per step, the
 // cache's bytes measured from its snapshot beside the formula, and MHA/GQA/MQA side by side.
-import { viridis } from '../../logic/colors.js';
+import { viridis } from '../../logic/heatmap/colors.js';
 import { formatBytes, formatCount, formatValue } from '../../logic/format.js';
-import { el, svg } from '../dom.js';
-import { sheet } from '../styles.js';
+import { el, svg } from '../base/dom.js';
+import { sheet } from '../base/styles.js';
 import { block } from './frame.js';
 
 export const ALGORITHMS_STYLES = sheet(`

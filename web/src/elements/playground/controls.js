@@ -1,12 +1,12 @@
 // The playground's controls: one field per config field (tokens, B, C, H, Hkv, Tk, mask, padding,
 // bias, seed), each with its hint and an error slot where the engine's message for that field
 // appears; a general error slot; a summary line and the run's warnings. The state holds the text
-// as typed; the engine judges it (logic/page-state.js turns it into a config).
-import { DEFAULT_TOKENS } from '../../logic/page-state.js';
-import { hiddenAxisMistakes } from '../../logic/mistakes.js';
-import { headSharing } from '../../model/steps.js';
-import { el } from '../dom.js';
-import { sheet } from '../styles.js';
+// as typed; the engine judges it (logic/page/page-state.js turns it into a config).
+import { DEFAULT_TOKENS } from '../../logic/page/page-state.js';
+import { hiddenAxisMistakes } from '../../logic/lessons/mistakes.js';
+import { headSharing } from '../../catalogue/steps.js';
+import { el } from '../base/dom.js';
+import { sheet } from '../base/styles.js';
 import { block } from './frame.js';
 
 // Controls in the order they appear: the engine's field each one's errors are about, and the

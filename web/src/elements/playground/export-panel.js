@@ -1,9 +1,9 @@
 // Export: the run's snapshots as JSON (every step's shape, axes, strides and values, and the
 // config that made them, which the import panel reads back), and the embed code for this view.
-import { embedSnippets } from '../../logic/embed-code.js';
-import { snapshotJson } from '../../logic/snapshot-file.js';
-import { download, el } from '../dom.js';
-import { sheet } from '../styles.js';
+import { embedSnippets } from '../../logic/page/embed-code.js';
+import { snapshotJson } from '../../logic/page/snapshot-file.js';
+import { download, el } from '../base/dom.js';
+import { sheet } from '../base/styles.js';
 import { block } from './frame.js';
 
 export const EXPORT_STYLES = sheet(`

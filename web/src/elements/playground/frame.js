@@ -1,7 +1,7 @@
 // The playground's frame: one titled section per panel, and the styles the panels share (the
 // sections, cards, and the small tables of numbers).
-import { el } from '../dom.js';
-import { sheet } from '../styles.js';
+import { el } from '../base/dom.js';
+import { sheet } from '../base/styles.js';
 
 export const FRAME_STYLES = sheet(`
 section.block { margin: 1.2em 0; padding: 0.8em 1em; background: var(--panel); border-radius: 10px; }

@@ -1,9 +1,9 @@
 // Import config (JSON): a file or pasted text, an exported snapshot or a plain config. What is
-// refused — by logic/config-import.js (size, depth, prototype keys, types) or by the engine's own
+// refused — by logic/page/config-import.js (size, depth, prototype keys, types) or by the engine's own
 // validation — gets its message here, in the reader's language, and changes nothing.
-import { ImportError, checkImportSize, importConfig } from '../../logic/config-import.js';
-import { el } from '../dom.js';
-import { sheet } from '../styles.js';
+import { ImportError, checkImportSize, importConfig } from '../../logic/page/config-import.js';
+import { el } from '../base/dom.js';
+import { sheet } from '../base/styles.js';
 
 export const IMPORT_STYLES = sheet(`
 .import { margin-top: 0.6em; }

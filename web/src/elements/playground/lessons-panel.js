@@ -3,11 +3,11 @@
 // grow with T, and the KV cache per token for MHA, GQA and MQA. Every number is the engine's, from
 // this run and small side runs of other head layouts.
 import { formatBytes, formatCount } from '../../logic/format.js';
-import { divisors, growthChartGeometry, growthSeries, shortNumber } from '../../logic/growth.js';
+import { divisors, growthChartGeometry, growthSeries, shortNumber } from '../../logic/lessons/growth.js';
 import { renderMath } from '../../logic/math.js';
-import { parameterFormula } from '../../logic/walkthrough-text.js';
-import { el, svg } from '../dom.js';
-import { sheet } from '../styles.js';
+import { parameterFormula } from '../../logic/walkthrough/walkthrough-text.js';
+import { el, svg } from '../base/dom.js';
+import { sheet } from '../base/styles.js';
 import { block } from './frame.js';
 import { scalingCard } from './scaling-card.js';
 

@@ -1,9 +1,9 @@
 // "Common mistakes": each wrong version is really computed from this run's tensors (batch 0,
-// head 0; logic/mistakes.js) and set beside the right one, with what gives it away.
+// head 0; logic/lessons/mistakes.js) and set beside the right one, with what gives it away.
 import { formatValue } from '../../logic/format.js';
-import { noProjection, noScale, noTranspose, reshapeWithoutTranspose, softmaxOverQueries } from '../../logic/mistakes.js';
-import { el, patchChildren } from '../dom.js';
-import { sheet } from '../styles.js';
+import { noProjection, noScale, noTranspose, reshapeWithoutTranspose, softmaxOverQueries } from '../../logic/lessons/mistakes.js';
+import { el, patchChildren } from '../base/dom.js';
+import { sheet } from '../base/styles.js';
 import { block } from './frame.js';
 
 const MAX_MATRIX = 8; // rows and columns shown of each mistake's matrices

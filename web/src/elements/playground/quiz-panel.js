@@ -1,11 +1,11 @@
-// The self-test: questions from the current configuration and conceptual ones (logic/self-test.js),
+// The self-test: questions from the current configuration and conceptual ones (logic/lessons/self-test.js),
 // each checked against this run. A first wrong answer is not shown the answer (try again, or ask
 // for it); numbers right only because two sizes are equal are not marked right; "another question"
 // adds a practice question below the others and keeps every answer given so far.
-import { answerText, judge, makeQuestions, practiceQuestion } from '../../logic/self-test.js';
-import { stepTitle } from '../../model/steps.js';
-import { el } from '../dom.js';
-import { sheet } from '../styles.js';
+import { answerText, judge, makeQuestions, practiceQuestion } from '../../logic/lessons/self-test.js';
+import { stepTitle } from '../../catalogue/steps.js';
+import { el } from '../base/dom.js';
+import { sheet } from '../base/styles.js';
 import { block } from './frame.js';
 
 export const QUIZ_STYLES = sheet(`

@@ -1,9 +1,9 @@
 // "Why divide by √D": the variance of this run's scores before and after the scale, and a D
-// slider over one head of width D (real side runs, logic/scaling.js): the unscaled variance grows
+// slider over one head of width D (real side runs, logic/lessons/scaling.js): the unscaled variance grows
 // with D and the softmax saturates; the scaled one stays put.
 import { formatValue } from '../../logic/format.js';
-import { meanVariance, SCALING_DS, scalingPoint, scalingProbe } from '../../logic/scaling.js';
-import { el, svg } from '../dom.js';
+import { meanVariance, SCALING_DS, scalingPoint, scalingProbe } from '../../logic/lessons/scaling.js';
+import { el, svg } from '../base/dom.js';
 
 const CHART = { width: 320, height: 150, left: 40, right: 10, top: 10, bottom: 26 };
 

@@ -3,9 +3,9 @@
 // run's own weights; and a box to paste a state dict (JSON) whose weights the page then runs
 // (engine.fromTorch, or engine.fromLinear for separate q/k/v/out projections).
 import { formatValue } from '../../logic/format.js';
-import { inProjAt, parseStateDict } from '../../logic/state-dict.js';
-import { el, svg } from '../dom.js';
-import { sheet } from '../styles.js';
+import { inProjAt, parseStateDict } from '../../logic/page/state-dict.js';
+import { el, svg } from '../base/dom.js';
+import { sheet } from '../base/styles.js';
 import { block } from './frame.js';
 
 export const TORCH_STYLES = sheet(`
@@ -37,7 +37,7 @@ export class TorchPanel {
   #shown = null;
 
   /**
-   * `apply(stateDict)` runs a read state dict (logic/state-dict.js); it throws the engine's
+   * `apply(stateDict)` runs a read state dict (logic/page/state-dict.js); it throws the engine's
    * MhaError when the weights do not fit. `reset()` goes back to seeded weights.
    */
   constructor({ t, lang, apply, reset }) {

@@ -2,8 +2,8 @@
 // or one layer's attention block of the trained model on the page (<mha-trainer>: its X, weights
 // and the probe's tokens), forward only or continuing after `output` with the backward pass of one
 // training step. The playground puts this bar above its walkthrough and hands it its elements.
-import { el } from '../dom.js';
-import { sheet } from '../styles.js';
+import { el } from '../base/dom.js';
+import { sheet } from '../base/styles.js';
 
 export const BLOCK_STYLES = sheet(`
 .block-source { display: flex; flex-wrap: wrap; gap: 0.4em 1.2em; align-items: center; margin: 0 0 0.6em; }

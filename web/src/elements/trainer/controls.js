@@ -1,7 +1,7 @@
 // The trainer's controls: the task, Train / Pause / Step / Reset, and the options within the
-// ranges the section offers (logic/training-options.js), each a labelled native control.
-import { RANGES, SEED_MAX, TASKS } from '../../logic/training-options.js';
-import { el } from '../dom.js';
+// ranges the section offers (logic/training/options.js), each a labelled native control.
+import { RANGES, SEED_MAX, TASKS } from '../../logic/training/options.js';
+import { el } from '../base/dom.js';
 
 const field = (name, label, input) => el('div', { class: 'tr-field' }, el('label', { for: `tr-${name}` }, label), input);
 

@@ -1,7 +1,7 @@
 // The trainer's curves: loss on a log scale and batch accuracy (0 … 1, right axis) against the
-// step, one SVG redrawn from a TrainingHistory (logic/training-curves.js).
-import { chartScale, lossAxis, polyline, stepAxisEnd } from '../../logic/training-curves.js';
-import { el, svg } from '../dom.js';
+// step, one SVG redrawn from a TrainingHistory (logic/training/curves.js).
+import { chartScale, lossAxis, polyline, stepAxisEnd } from '../../logic/training/curves.js';
+import { el, svg } from '../base/dom.js';
 
 const WIDTH = 320;
 const HEIGHT = 130;

@@ -3,8 +3,8 @@
 // when asked, the same head at step 0 ("random vs trained") and, with dropout on, the map one
 // training step sees. The heatmaps are made once per shape and only get new runs after that.
 import { Run } from '../../engine/run.js';
-import { formatScore, headLabel } from '../../logic/training-heads.js';
-import { el } from '../dom.js';
+import { formatScore, headLabel } from '../../logic/training/heads.js';
+import { el } from '../base/dom.js';
 
 /** An option as the engine hands it back (float32: 0.30000001192092896) as the learner chose it: 0.3. */
 export const optionText = (value) => String(Number(Number(value).toPrecision(6)));

@@ -1,7 +1,7 @@
 // The trainer's probe (the sequence its heads and predictions are shown on, typed by the learner)
 // and the predictions under it, with the wrong ones marked in colour, by a cross and in words.
-import { parseProbe, predictionMarks, probeText } from '../../logic/training-probe.js';
-import { el } from '../dom.js';
+import { parseProbe, predictionMarks, probeText } from '../../logic/training/probe.js';
+import { el } from '../base/dom.js';
 
 export class ProbePanel {
   #task = null;

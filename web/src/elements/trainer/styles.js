@@ -1,5 +1,5 @@
 // <mha-trainer>'s own styles (the base sheet and the --mha-* properties come from styles.js).
-import { sheet } from '../styles.js';
+import { sheet } from '../base/styles.js';
 
 export const TRAINER_STYLES = sheet(`
 .trainer { display: flex; flex-direction: column; gap: 0.8em; }
