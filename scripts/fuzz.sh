@@ -15,11 +15,13 @@ mkdir -p "$out/corpus"
 
 # Every engine source, so that a new file in cpp/src/ is fuzzed without editing this script.
 sources=(cpp/src/*.cpp tests/fuzz/fuzz_config.cpp)
+# The engine's tables from cpp/data/, as the CMake build generates them.
+node scripts/generate.js --cpp "$out/generated"
 # -ffp-contract=off as in the main build, so the fuzzed arithmetic is the shipped arithmetic;
 # -fno-sanitize-recover=all so that the first UB report stops the run with its input saved.
 clang++ -std=c++17 -O1 -g -ffp-contract=off -fno-omit-frame-pointer \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -Icpp/include "${sources[@]}" -o "$out/fuzz_config"
+  -Icpp/include -I"$out/generated" "${sources[@]}" -o "$out/fuzz_config"
 
 # One job (the machine has 2 cores, shared): -fork=1 runs the fuzzing in one child process and,
 # with -ignore_crashes, keeps going after a finding so that one run reports them all.

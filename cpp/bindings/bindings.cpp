@@ -7,6 +7,7 @@
 #include <emscripten/val.h>
 
 #include <cstdint>
+#include <iterator>
 #include <new>
 #include <type_traits>
 #include <string>
@@ -52,76 +53,81 @@ val weights_to_js(const mha::Weights& w) {
     return weights;
 }
 
-val step_to_js(const mha::Snapshot& s) {
-    val step = val::object();
-    step.set("id", s.id);
-    step.set("title", s.title);
-    step.set("op", s.op);
-    step.set("input", s.input);
-    step.set("formula", s.formula);
-    step.set("latex", s.latex);
-    step.set("shapeFormula", s.shape_formula);
-    step.set("shape", array_of(s.shape));
-    step.set("axes", array_of(s.axes));
-    step.set("data", s.data.empty() ? val::null() : owned_floats(s.data));
-    step.set("strides", array_of(s.strides));
-    step.set("contiguous", s.contiguous);
-    step.set("changesValues", s.changes_values);
-    step.set("numel", static_cast<double>(s.numel));
-    step.set("flops", s.flops);
-    step.set("bytes", static_cast<double>(s.bytes));
-    return step;
+// A run crosses as numbers: every word of a step is its catalogue entry's, which JS has already
+// (web/src/catalogue/catalogue.js), filled in there for the run. What crosses is:
+//   summary  the numbers of summary_fields, in that order
+//   steps    per snapshot: its index in the catalogue, its rank, its shape, its strides, whether
+//            it is contiguous, whether it changes values, its FLOPs, and where its values are in
+//            `values` (offset, length; length 0: not kept)
+//   values   every kept snapshot's values, one after another (the trace's one buffer)
+// web/src/engine/run.js reads it (decodeRun).
+constexpr const char* summary_fields[] = {"B", "T", "Tk", "C", "H", "Hkv", "D", "bias", "causal", "cross", "parameterCount",
+                                          "kvCacheBytesPerToken", "flops", "snapshotBytes", "algorithm", "blockQ", "blockK",
+                                          "queryBlocks", "keyBlocks", "tilesTotal", "tilesComputed", "tilesSkipped"};
+
+val owned_numbers(const std::vector<double>& numbers) {
+    return val(emscripten::typed_memory_view(numbers.size(), numbers.data())).call<val>("slice");
+}
+
+// 64-bit integers as JS numbers (Float64Array): counts and lengths, far below 2^53.
+template <class T>
+val owned_numbers(const std::vector<T>& numbers) {
+    return owned_numbers(std::vector<double>(numbers.begin(), numbers.end()));
+}
+
+val summary_numbers(const mha::Trace& t) {
+    const mha::Dims& d = t.dims;
+    const bool tiled = d.algorithm == mha::Algorithm::tiled;
+    const std::vector<double> numbers = {
+        double(d.B), double(d.T), double(d.Tk), double(d.C), double(d.H), double(d.Hkv), double(d.D), double(t.bias),
+        double(t.mask == mha::MaskKind::causal), double(d.cross), double(t.parameter_count), double(t.kv_cache_bytes_per_token),
+        t.flops, double(t.snapshot_bytes), double(static_cast<int>(d.algorithm)), tiled ? double(d.Bq) : 0, tiled ? double(d.Bk) : 0,
+        tiled ? double(d.Nq()) : 0, tiled ? double(d.Nk()) : 0, double(t.tiles.total), double(t.tiles.computed), double(t.tiles.skipped)};
+    return owned_numbers(numbers);
+}
+
+val step_numbers(const mha::Trace& t) {
+    const auto& entries = mha::catalogue();
+    std::vector<double> numbers;
+    for (const mha::Snapshot& s : t.steps) {
+        const mha::StepSpec* spec = mha::find_step(s.id);
+        numbers.push_back(static_cast<double>(spec - entries.data()));
+        numbers.push_back(static_cast<double>(s.shape.size()));
+        for (const std::size_t extent : s.shape) numbers.push_back(static_cast<double>(extent));
+        for (const std::ptrdiff_t stride : s.strides) numbers.push_back(static_cast<double>(stride));
+        numbers.push_back(s.contiguous);
+        numbers.push_back(s.changes_values);
+        numbers.push_back(s.flops);
+        numbers.push_back(s.data.empty() ? 0 : static_cast<double>(s.data.data() - t.values->data()));
+        numbers.push_back(static_cast<double>(s.data.size()));
+    }
+    return owned_numbers(numbers);
 }
 
 val trace_to_js(const mha::Trace& t, bool with_weights) {
-    const mha::Dims& d = t.dims;
-    val summary = val::object();
-    for (const auto& [name, size] : {std::pair{"B", d.B}, {"T", d.T}, {"Tk", d.Tk}, {"C", d.C}, {"H", d.H}, {"Hkv", d.Hkv}, {"D", d.D}})
-        summary.set(name, static_cast<double>(size));
-    summary.set("bias", t.bias);
-    summary.set("mask", std::string(t.mask == mha::MaskKind::causal ? "causal" : "none"));
-    summary.set("keyLengths", t.key_lengths.empty() ? val::null() : array_of(t.key_lengths));
-    summary.set("cross", d.cross);
-    summary.set("parameterCount", static_cast<double>(t.parameter_count));
-    summary.set("kvCacheBytesPerToken", static_cast<double>(t.kv_cache_bytes_per_token));
-    summary.set("flops", t.flops);
-    summary.set("snapshotBytes", static_cast<double>(t.snapshot_bytes));
-    // Tiled and incremental attention (issue 15): the algorithm, and a tiled run's tiles.
-    summary.set("algorithm", std::string(mha::algorithm_name(d.algorithm)));
-    if (d.algorithm == mha::Algorithm::tiled) {
-        val tiles = val::object();
-        for (const auto& [name, count] : {std::pair{"blockQ", d.Bq}, {"blockK", d.Bk}, {"queryBlocks", d.Nq()}, {"keyBlocks", d.Nk()}})
-            tiles.set(name, static_cast<double>(count));
-        tiles.set("total", static_cast<double>(t.tiles.total));
-        tiles.set("computed", static_cast<double>(t.tiles.computed));
-        tiles.set("skipped", static_cast<double>(t.tiles.skipped));
-        tiles.set("skippedPerHead", array_of(t.tiles.skipped_per_head));
-        summary.set("tiles", tiles);
-    } else {
-        summary.set("tiles", val::null());
-    }
-
-    val steps = val::array();
-    for (std::size_t i = 0; i < t.steps.size(); ++i) steps.set(i, step_to_js(t.steps[i]));
-    val warnings = val::array();
-    for (std::size_t i = 0; i < t.warnings.size(); ++i) {
-        val warning = val::object();
-        warning.set("key", t.warnings[i].key);
-        warning.set("params", params_to_js(t.warnings[i].params));
-        warning.set("message", mha::message_of(t.warnings[i]));
-        warnings.set(i, warning);
-    }
     val run = val::object();
-    if (d.backward) {  // dOutput given: the gradients of the inputs and of every parameter
+    run.set("summary", summary_numbers(t));
+    if (!t.key_lengths.empty()) run.set("keyLengths", owned_numbers(t.key_lengths));
+    if (t.dims.algorithm == mha::Algorithm::tiled) run.set("skippedPerHead", owned_numbers(t.tiles.skipped_per_head));
+    run.set("steps", step_numbers(t));
+    run.set("values", owned_floats(*t.values));
+    run.set("output", owned_floats(t.output));
+    if (!t.warnings.empty()) {
+        val warnings = val::array();
+        for (std::size_t i = 0; i < t.warnings.size(); ++i) {
+            val warning = val::object();
+            warning.set("key", t.warnings[i].key);
+            warning.set("params", params_to_js(t.warnings[i].params));
+            warnings.set(i, warning);
+        }
+        run.set("warnings", warnings);
+    }
+    if (t.dims.backward) {  // dOutput given: the gradients of the inputs and of every parameter
         val gradients = weights_to_js(t.gradients.weights);
         gradients.set("x", owned_floats(t.gradients.x));
-        if (d.cross) gradients.set("kv", owned_floats(t.gradients.kv));
+        if (t.dims.cross) gradients.set("kv", owned_floats(t.gradients.kv));
         run.set("gradients", gradients);
     }
-    run.set("summary", summary);
-    run.set("steps", steps);
-    run.set("warnings", warnings);
-    run.set("output", owned_floats(t.output));
     if (with_weights) run.set("weights", weights_to_js(t.weights));
     return run;
 }
@@ -255,32 +261,12 @@ val matmul(const val& a, const val& b, const val& M_value, const val& K_value, c
     });
 }
 
-// The step catalogue as plain objects, for the JS step list and the tests that hold the page's
-// texts and the README to it.
-val catalogue() {
-    val steps = val::array();
-    const auto& entries = mha::catalogue();
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        const mha::StepSpec& s = entries[i];
-        val step = val::object();
-        step.set("id", std::string(s.id));
-        step.set("pass", std::string(mha::pass_name(s.pass)));
-        step.set("op", std::string(s.op));
-        step.set("input", std::string(s.input));
-        step.set("axes", std::string(s.axes));
-        step.set("title", std::string(s.title));
-        step.set("formula", std::string(s.formula));
-        step.set("latex", std::string(s.latex));
-        step.set("operands", std::string(s.operands));
-        step.set("viewOf", std::string(s.view_of));
-        step.set("when", std::string(s.when == mha::When::cross ? "cross" : s.when == mha::When::grouped ? "grouped" : "always"));
-        step.set("slice", std::string(mha::slice_kind(s)));
-        steps.set(i, step);
-    }
-    return steps;
+// The order of a run's summary numbers (trace_to_js), which JS reads once.
+val summary_layout() {
+    val names = val::array();
+    for (std::size_t i = 0; i < std::size(summary_fields); ++i) names.set(i, std::string(summary_fields[i]));
+    return names;
 }
-
-// --- Tiled and incremental attention (issue 15) ----------------------------------------------------
 
 val memory_to_js(const mha::MemoryNeed& m) {
     val parts = val::object();
@@ -330,7 +316,7 @@ EMSCRIPTEN_BINDINGS(mha_lens) {
     emscripten::function("fromTorch", &from_torch);
     emscripten::function("fromLinear", &from_linear);
     emscripten::function("matmul", &matmul);
-    emscripten::function("catalogue", &catalogue);
+    emscripten::function("summaryLayout", &summary_layout);
     emscripten::function("messageTable", &message_table);
     emscripten::function("memoryModel", &memory_model);
 }

@@ -10,14 +10,6 @@
 
 namespace mha {
 
-void softmax_backward_row(const float* weights, const float* d_weights, float* d_scores, std::size_t n) {
-    // Σ_k A_k·dA_k: how much the row's weighted gradient already is; each weight's share of the
-    // gradient is what its own dA adds beyond it. Summed in key order, so every build agrees.
-    float row_dot = 0.0f;
-    for (std::size_t j = 0; j < n; ++j) row_dot += weights[j] * d_weights[j];
-    for (std::size_t j = 0; j < n; ++j) d_scores[j] = weights[j] * (d_weights[j] - row_dot);
-}
-
 namespace {
 
 // Back through y = in·W: d_in = d_out·Wᵀ. // [rows, N] · [C, N]ᵀ → [rows, C]
@@ -42,28 +34,6 @@ std::vector<float> bias_gradient(const float* d_out, std::size_t rows, std::size
     return db;
 }
 
-constexpr const char* scores_sized_gradients[] = {"d_weights", "d_masked", "d_scaled", "d_scores"};
-
-// The four [B, H, Tq, Tk] gradients, kept head by head when the recorder keeps their values.
-class GradientHeads {
-public:
-    GradientHeads(const Dims& d, Recorder& rec) : d_(d), rec_(rec) {
-        for (std::size_t s = 0; s < 4; ++s)
-            if (rec.keeps_values(scores_sized_gradients[s])) values_[s].reserve(d.B * d.H * d.T * d.Tk);
-    }
-    void put(std::size_t s, const float* head) {
-        if (rec_.keeps_values(scores_sized_gradients[s])) values_[s].insert(values_[s].end(), head, head + d_.T * d_.Tk);
-    }
-    void record() {
-        for (std::size_t s = 0; s < 4; ++s) rec_.record(scores_sized_gradients[s], std::move(values_[s]), {d_.B, d_.H, d_.T, d_.Tk});
-    }
-
-private:
-    const Dims& d_;
-    Recorder& rec_;
-    std::vector<float> values_[4];
-};
-
 }  // namespace
 
 void backward(const Dims& d, const KeyMask& mask, const Weights& w, ForwardTensors f, const float* dY, Recorder& rec,
@@ -71,7 +41,7 @@ void backward(const Dims& d, const KeyMask& mask, const Weights& w, ForwardTenso
     const std::size_t B = d.B, T = d.T, Tk = d.Tk, C = d.C, H = d.H, Hkv = d.Hkv, D = d.D;
     const std::size_t HD = H * D, KD = Hkv * D, group = d.group();
     const auto ld_q = static_cast<std::ptrdiff_t>(HD), ld_kv = static_cast<std::ptrdiff_t>(KD), ld_c = static_cast<std::ptrdiff_t>(C);
-    const auto ld_s = static_cast<std::ptrdiff_t>(Tk), ld_d = static_cast<std::ptrdiff_t>(D);
+    const auto ld_d = static_cast<std::ptrdiff_t>(D);
     const bool grouped = Hkv < H;
 
     // 19. The output projection, backwards: dY is given. // [B, Tq, C]
@@ -89,56 +59,34 @@ void backward(const Dims& d, const KeyMask& mask, const Weights& w, ForwardTenso
     rec.record("d_context_t", d_context_t);
     rec.record("d_context", permuted(d_context_t, {0, 2, 1, 3}));
 
-    // 16–12, one head at a time. The head's weights A are recomputed from q and k by the forward
-    // pass's own operations (bit for bit the same), so nothing of size [B, H, Tq, Tk] is kept.
+    // 16–12, one head at a time, with the kernel the forward pass used. The head's weights A are
+    // recomputed from q and k by the same operations (bit for bit the forward's), so nothing of
+    // size [B, H, Tq, Tk] is kept unless a snapshot asks.
     std::vector<float> d_q(B * T * HD), d_k(B * Tk * KD), d_v(B * Tk * KD);
     const bool keep_shared = grouped && (rec.records("d_k_shared") || rec.records("d_v_shared") || rec.records("d_k_t"));
     std::vector<float> d_k_shared(keep_shared ? B * H * Tk * D : 0), d_v_shared(keep_shared ? B * H * Tk * D : 0);
-    std::vector<float> A(T * Tk), dS(T * Tk), dk_head(grouped ? Tk * D : 0), dv_head(grouped ? Tk * D : 0);
-    const float inv_sqrt_d = 1.0f / std::sqrt(static_cast<float>(D));
-    constexpr float minus_inf = -std::numeric_limits<float>::infinity();
-    GradientHeads kept(d, rec);
+    std::vector<float> A(T * Tk), work(2 * T * Tk), dk_head(grouped ? Tk * D : 0), dv_head(grouped ? Tk * D : 0);
+    const shape_t per_head{T, Tk};
+    const Recorder::Heads d_weights = rec.record_heads("d_weights", per_head), d_masked = rec.record_heads("d_masked", per_head),
+                          d_scaled = rec.record_heads("d_scaled", per_head), d_scores = rec.record_heads("d_scores", per_head);
+    const Projections projections{f.q, f.k, f.v};
     for (std::size_t b = 0; b < B; ++b) {
         for (std::size_t h = 0; h < H; ++h) {
             const std::size_t kv_head = h / group;
-            const float* q_h = f.q + b * T * HD + h * D;                    // [Tq, D], rows H·D apart
-            const float* k_h = f.k + b * Tk * KD + kv_head * D;             // [Tk, D], rows Hkv·D apart
-            const float* v_h = f.v + b * Tk * KD + kv_head * D;
-            const float* dO_h = d_concat.data() + b * T * C + h * D;        // [Tq, D], rows C apart
+            const HeadInput head = head_input(d, projections, b, h);
+            const HeadMask head_mask{mask, b, 0};
 
             // 12–15 again: A = softmax(mask(Q·Kᵀ / √D)). // [Tq, Tk]
-            gemm(T, D, Tk, {q_h, ld_q}, {k_h, 1, ld_kv}, A.data(), ld_s);
-            for (std::size_t i = 0; i < T * Tk; ++i) A[i] *= inv_sqrt_d;
-            for (std::size_t i = 0; i < T; ++i) std::fill(A.data() + i * Tk + mask.first_masked(b, i), A.data() + (i + 1) * Tk, minus_inf);
-            for (std::size_t i = 0; i < T; ++i) softmax_row(A.data() + i * Tk, A.data() + i * Tk, Tk);
+            head_weights(head, head_mask, A.data());
 
-            // 16. The weighted sum O = A·V, backwards for A: dA = dO·Vᵀ. // [Tq, Tk]
-            gemm(T, D, Tk, {dO_h, ld_c}, {v_h, 1, ld_kv}, dS.data(), ld_s);
-            kept.put(0, dS.data());
-
-            // 15. Softmax, backwards: each row's Jacobian diag(A) − A·Aᵀ applied to dA,
-            // dS = A ⊙ (dA − rowsum(dA ⊙ A)). A fully masked row has A = 0, so its gradient is 0.
-            for (std::size_t i = 0; i < T; ++i) softmax_backward_row(A.data() + i * Tk, dS.data() + i * Tk, dS.data() + i * Tk, Tk);
-            kept.put(1, dS.data());
-
-            // 14. The mask added a constant (0 or −∞): a masked key's score gets no gradient.
-            // (A is 0 there already; this writes +0 where A·(…) may have left −0.)
-            for (std::size_t i = 0; i < T; ++i) std::fill(dS.data() + i * Tk + mask.first_masked(b, i), dS.data() + (i + 1) * Tk, 0.0f);
-            kept.put(2, dS.data());
-
-            // 13. The scale by 1/√D, backwards: the same factor.
-            for (std::size_t i = 0; i < T * Tk; ++i) dS[i] *= inv_sqrt_d;
-            kept.put(3, dS.data());
-
-            // 12. Scores S = Q·Kᵀ, backwards: dQ = dS·K into head h's columns of d_q [Tq, D], and
-            // dK = dSᵀ·Q [Tk, D] (the transpose of dKᵀ = Qᵀ·dS).
-            gemm(T, Tk, D, {dS.data(), ld_s}, {k_h, ld_kv}, d_q.data() + b * T * HD + h * D, ld_q);
+            // 16–12 backwards: dA = dO·Vᵀ, through the softmax, the mask and the scale to dS;
+            // dQ = dS·K into head h's columns of d_q [Tq, D], dK = dSᵀ·Q and dV = Aᵀ·dO [Tk, D].
             float* dk_out = grouped ? dk_head.data() : d_k.data() + b * Tk * KD + kv_head * D;
             float* dv_out = grouped ? dv_head.data() : d_v.data() + b * Tk * KD + kv_head * D;
             const std::ptrdiff_t ld_out = grouped ? ld_d : ld_kv;
-            gemm(Tk, T, D, {dS.data(), 1, ld_s}, {q_h, ld_q}, dk_out, ld_out);
-            // 16. The weighted sum, backwards for V: dV = Aᵀ·dO. // [Tk, D]
-            gemm(Tk, T, D, {A.data(), 1, ld_s}, {dO_h, ld_c}, dv_out, ld_out);
+            const float* dO_h = d_concat.data() + b * T * C + h * D;  // [Tq, D], rows C apart
+            head_backward(head, head_mask, A.data(), nullptr, dO_h, ld_c, {d_q.data() + b * T * HD + h * D, ld_q, dk_out, ld_out, dv_out, ld_out},
+                          work.data(), {{d_weights.at(b, h), d_masked.at(b, h), d_scaled.at(b, h), d_scores.at(b, h)}});
 
             // GQA/MQA: K/V head kv_head served H/Hkv query heads, so its gradient is their sum,
             // added in head order.
@@ -158,7 +106,6 @@ void backward(const Dims& d, const KeyMask& mask, const Weights& w, ForwardTenso
             }
         }
     }
-    kept.record();
 
     // 11. Kᵀ, backwards: a view of the per-query-head K gradient. // [B, H, D, Tk]
     auto d_k_split = view_as<4>(d_k.data(), {B, Tk, Hkv, D});

@@ -64,7 +64,7 @@ std::string sci(double value) {
 MHA_SMALL std::string sliceable_steps(std::string_view kind, const Dims* d = nullptr) {
     std::string ids;
     for (const StepSpec& s : catalogue())
-        if ((!d || appears(s, *d)) && (kind.empty() || slice_kind(s) == kind)) ids += (ids.empty() ? "" : ", ") + std::string(s.id);
+        if ((!d || appears(s, *d)) && (kind.empty() || slice_name(s.slice) == kind)) ids += (ids.empty() ? "" : ", ") + std::string(s.id);
     return ids;
 }
 
@@ -78,7 +78,7 @@ MHA_SMALL void check_index(const char* field, std::int64_t value, std::size_t co
 MHA_SMALL void check_request(const StepRequest& r, const Dims& d) {
     const StepSpec* step = find_step(r.id);
     if (!step || !appears(*step, d)) throw MhaError("step", "unknown_step.in_run", {{"step", r.id}, {"steps", sliceable_steps("", &d)}});
-    const std::string_view kind = slice_kind(*step);
+    const std::string_view kind = slice_name(step->slice);
     const char* wrong = r.batch.has_value() != r.head.has_value() || (r.batch && kind != "head") ? "head"
                         : r.t && (kind != "t" || r.batch)                                       ? "t"
                                                                                                 : nullptr;
@@ -142,8 +142,8 @@ void check_memory(const Config& c, const Dims& d, const RunOptions& options) {
     if (options.only && need.snapshots > cap) {  // one step of a lazy run, which alone is too big
         Params params{{"step", options.only->id}, {"needed", format_bytes(need.snapshots)}, {"cap", format_bytes(cap)}};
         const StepSpec* step = find_step(options.only->id);
-        if (step && std::string_view(slice_kind(*step)) == "head" && !options.only->batch) params.push_back({"slice", "term.ask_slice"});
-        if (step && std::string_view(slice_kind(*step)) == "t" && !options.only->t) params.push_back({"slice", "term.ask_t"});
+        if (step && step->slice == Slice::head && !options.only->batch) params.push_back({"slice", "term.ask_slice"});
+        if (step && step->slice == Slice::t && !options.only->t) params.push_back({"slice", "term.ask_t"});
         throw MhaError("memoryCap", "memory_cap.step", params);
     }
     const MemoryPart largest = largest_part(need, d);

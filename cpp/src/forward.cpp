@@ -42,9 +42,8 @@ Trace start_trace(const Config& config, const Dims& d, Weights&& weights) {
     trace.parameter_count = parameter_count(d, config.bias);
     trace.kv_cache_bytes_per_token = kv_cache_bytes_per_token(d);
     trace.snapshot_bytes = snapshot_bytes(d);
-    const StepContext context{d, config.bias, config.mask, config.key_lengths.has_value()};
     for (const StepSpec& step : catalogue())
-        if (appears(step, d)) trace.flops += step_flops(step, context);
+        if (appears(step, d)) trace.flops += step_flops(step, d);
     return trace;
 }
 
@@ -54,8 +53,8 @@ Trace forward_pass(const Config& config, const RunOptions& options, const Dims& 
     const std::size_t B = d.B, T = d.T, Tk = d.Tk, C = d.C, H = d.H, Hkv = d.Hkv, D = d.D;
     Trace trace = start_trace(config, d, std::move(weights));
     const Weights& w = trace.weights;
-    const KeyMask mask(config, d);
-    Recorder rec(trace, config, options, mask.masks_a_key(d));
+    const KeyMask mask = key_mask(config, d);
+    Recorder rec(trace, config, options, mask.masks_a_key());
 
     // 1. Input. // [B, T, C]
     const std::vector<float> seeded_x = config.x ? std::vector<float>() : seeded_values(config.seed, Stream::x, B * T * C, 1.0f);

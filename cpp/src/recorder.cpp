@@ -1,19 +1,30 @@
 #include "mha/recorder.hpp"
 
+#include <stdexcept>
+
 namespace mha {
 
 Recorder::Recorder(Trace& trace, const Config& config, const RunOptions& options, bool masks_a_key)
     : trace_(trace),
-      context_{trace.dims, config.bias, config.mask, config.key_lengths.has_value()},
+      dims_(trace.dims),
       masks_a_key_(masks_a_key),
       all_(!options.only && config.snapshots != Snapshots::none),
       values_(options.only || config.snapshots == Snapshots::all),
-      only_(options.only ? &*options.only : nullptr) {}
+      only_(options.only ? &*options.only : nullptr) {
+    // Every value the run keeps, at once: a pass writes into its steps' buffers while it runs, so
+    // the one buffer they live in must never move. One head asked for is [1, 1, …] of [B, H, …];
+    // a decoding step asked for as it was at step t is no larger than the whole step.
+    std::size_t capacity = 0;
+    if (values_)
+        for (const StepSpec& step : catalogue())
+            if (records(step.id)) capacity += step_numel(step, dims_) / (head_request() ? dims_.B * dims_.H : 1);
+    trace_.values->reserve(capacity);
+}
 
 bool Recorder::records(std::string_view id) const {
     if (only_) return only_->id == id;
     const StepSpec* step = find_step(id);
-    return all_ && step && appears(*step, context_.dims);
+    return all_ && step && appears(*step, dims_);
 }
 
 bool Recorder::keeps_values(std::string_view id) const { return values_ && records(id); }
@@ -22,17 +33,62 @@ const StepRequest* Recorder::head_request() const { return only_ && only_->batch
 
 const StepRequest* Recorder::t_request() const { return only_ && only_->t ? only_ : nullptr; }
 
-void Recorder::record(const char* id, std::vector<float>&& values, const shape_t& shape) {
-    if (!records(id)) return;
-    Snapshot& s = begin(id, shape);
-    s.strides.assign(shape.size(), 0);
+bool Recorder::wanted(std::size_t b, std::size_t h) const {
+    const StepRequest* r = head_request();
+    return !r || (static_cast<std::size_t>(*r->batch) == b && static_cast<std::size_t>(*r->head) == h);
+}
+
+// Row-major strides, 0 for an axis of length 1 (as xtensor reports them).
+static strides_t row_major_strides(const shape_t& shape) {
+    strides_t strides(shape.size(), 0);
     std::ptrdiff_t stride = 1;
     for (std::size_t i = shape.size(); i-- > 0;) {
-        s.strides[i] = shape[i] == 1 ? 0 : stride;  // as xtensor reports an axis of length 1
+        strides[i] = shape[i] == 1 ? 0 : stride;
         stride *= static_cast<std::ptrdiff_t>(shape[i]);
     }
-    if (keeps_values(id)) s.data = std::move(values);
+    return strides;
+}
+
+float* Recorder::record_in_place(const char* id, const shape_t& shape, float fill) {
+    if (!records(id)) return nullptr;
+    Snapshot& s = begin(id, shape);
+    s.strides = row_major_strides(shape);
+    float* values = nullptr;
+    if (keeps_values(id)) {
+        values = take(s.numel, fill);
+        s.data = Values(trace_.values, values, s.numel);
+    }
     finish(s);
+    return values;
+}
+
+Recorder::Heads Recorder::record_heads(const char* id, const shape_t& per_head, float fill) {
+    const StepRequest* request = head_request();
+    shape_t shape{request ? 1 : dims_.B, request ? 1 : dims_.H};
+    shape.insert(shape.end(), per_head.begin(), per_head.end());
+    Heads heads;
+    heads.base_ = record_in_place(id, shape, fill);
+    heads.per_head_ = 1;
+    for (const std::size_t extent : per_head) heads.per_head_ *= extent;
+    heads.H_ = dims_.H;
+    heads.request_ = request;
+    return heads;
+}
+
+float* Recorder::Heads::at(std::size_t b, std::size_t h) const {
+    if (!base_) return nullptr;
+    if (!request_) return base_ + (b * H_ + h) * per_head_;
+    const bool asked = static_cast<std::size_t>(*request_->batch) == b && static_cast<std::size_t>(*request_->head) == h;
+    return asked ? base_ : nullptr;
+}
+
+float* Recorder::take(std::size_t count, float fill) {
+    std::vector<float>& values = *trace_.values;
+    // Sized in the constructor from the catalogue's shapes; growing would move the buffer under
+    // the snapshots that point into it.
+    if (values.size() + count > values.capacity()) throw std::logic_error("a snapshot is larger than its catalogue shape");
+    values.resize(values.size() + count, fill);
+    return values.data() + values.size() - count;
 }
 
 Snapshot& Recorder::begin(const char* id, shape_t shape) {
@@ -47,15 +103,10 @@ Snapshot& Recorder::begin(const char* id, shape_t shape) {
 
 void Recorder::finish(Snapshot& s) {
     const StepSpec& spec = *find_step(s.id);  // every id the pass records is in the catalogue
-    s.title = spec.title;
-    s.op = step_op(spec, context_.dims);
-    s.input = step_input(spec, context_.dims);
-    s.formula = step_formula(spec, context_);
-    s.latex = step_latex(spec, context_);
-    s.shape_formula = shape_formula(spec, context_);
-    s.axes = axis_names(spec, context_.dims);
-    s.flops = step_flops(spec, context_);
-    s.changes_values = changes_values(spec, context_.dims, masks_a_key_);
+    s.op = step_op(spec, dims_);
+    s.axes = axis_names(spec, dims_);
+    s.flops = step_flops(spec, dims_);
+    s.changes_values = changes_values(spec, dims_, masks_a_key_);
     if (only_ && only_->id == s.id) done_ = true;
 }
 

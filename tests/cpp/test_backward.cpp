@@ -135,9 +135,6 @@ TEST_CASE("a run with dOutput records the forward steps, then the catalogue's ba
             CHECK(s.id == expected[i]);
             CHECK(s.shape == mha::step_shape(spec, t.dims));
             CHECK(s.data.size() == s.numel);
-            CHECK(s.formula.find('{') == std::string::npos);
-            CHECK(s.shape_formula.find('{') == std::string::npos);
-            if (!s.input.empty()) CHECK(std::find(expected.begin(), expected.begin() + i, s.input) != expected.begin() + i);
             // A gradient has the shape and axes of its forward tensor.
             if (spec.pass == mha::Pass::backward && mha::find_step(s.id.substr(2))) {
                 const mha::Snapshot& forward_step = t.step(s.id.substr(2) == "output" ? "output" : s.id.substr(2));
@@ -151,26 +148,19 @@ TEST_CASE("a run with dOutput records the forward steps, then the catalogue's ba
     }
 }
 
-TEST_CASE("GQA and plain MHA: formulas, ops and views of the gradients of K and V") {
+TEST_CASE("GQA and plain MHA: ops and views of the gradients of K and V") {
     auto gqa = small(1, 3, 8, 4);
     gqa.Hkv = 2;
     seed_d_output(gqa, 3);
     const mha::Trace g = mha::forward(gqa);
     CHECK(g.step("d_k_heads").op == "sum");
-    CHECK(g.step("d_k_heads").input == "d_k_shared");
-    CHECK(g.step("d_v_heads").formula == "dV = Σ over each group of 2 query heads: Aᵀ·dO");
-    CHECK(g.step("d_x").formula == "dX = dQ·Wqᵀ + dK·Wkᵀ + dV·Wvᵀ");
     auto plain = small(1, 3, 8, 2);
     plain.Tk = 4;
     seed_d_output(plain, 3);
     const mha::Trace p = mha::forward(plain);
     CHECK(p.step("d_k_heads").op == "transpose");
     CHECK(p.step("d_v_heads").op == "matmul");
-    CHECK(p.step("d_v_heads").formula == "dV = Aᵀ·dO");
-    CHECK(p.step("d_x").formula == "dX = dQ·Wqᵀ");
-    CHECK(p.step("d_concat").shape_formula == "[1,3,8] @ [8,8]ᵀ → [1,3,8]");
     CHECK_FALSE(p.step("d_q_heads").contiguous);
-    CHECK(p.step("d_wk").formula == "dWk = Sᵀ·dK, summed over B and Tk");
 }
 
 TEST_CASE("every gradient matches finite differences of a double-precision reference") {

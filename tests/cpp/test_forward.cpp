@@ -335,9 +335,9 @@ TEST_CASE("a reshape of a contiguous buffer and a merge hold their input's value
         auto c = make(2, 3, 12, 3);
         if (causal) c.mask = mha::MaskKind::causal;
         const mha::Trace t = mha::forward(c);
-        for (const char* id : {"q_split", "k_split", "v_split", "concat"}) {
-            INFO(id);
-            CHECK(t.step(id).data == t.step(t.step(id).input).data);
+        for (const auto& view : {std::pair{"q_split", "q"}, {"k_split", "k"}, {"v_split", "v"}, {"concat", "context_t"}}) {
+            INFO(view.first);
+            CHECK(t.step(view.first).data == t.step(view.second).data);
         }
         // A mask that hides nothing leaves the scaled scores as they are, and says so.
         CHECK((t.step("masked").data == t.step("scaled").data) == !causal);

@@ -165,14 +165,11 @@ TEST_CASE("incremental: the step list, shapes and axes come from the catalogue")
         INFO(s.id);
         CHECK(s.shape == mha::step_shape(*mha::find_step(s.id), t.dims));
         CHECK(s.data.size() == s.numel);
-        CHECK(s.formula.find('{') == std::string::npos);
     }
     CHECK(ids == expected);
     CHECK(ids == std::vector<std::string>{"x", "decode_q", "decode_k", "decode_v", "cache_k", "cache_v", "decode_scores", "decode_weights",
                                           "decode_context", "decode_output"});
-    CHECK(t.step("decode_k").formula == "k_t = x_t·Wk + bk, split into Hkv heads");
     CHECK(t.step("decode_scores").axes == std::vector<std::string>{"B", "H", "t", "t+1"});
-    CHECK(t.step("decode_scores").shape_formula == "[2,3,1,4] @ [2,3,4,5] per token → [2,3,5,5]");
     CHECK(t.step("cache_k").changes_values == false);
 }
 

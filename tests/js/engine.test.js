@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 
-import { createEngine, MhaError } from '../../web/src/engine/engine.js';
+import { createEngine, MhaError, Step } from '../../web/src/engine/engine.js';
 import { CONFIGS } from './engine-helper.js';
 import { assertClose, loadFixtures } from './helpers.js';
 
@@ -65,13 +65,20 @@ describe('PyTorch parity', () => {
 });
 
 describe('the step contract', () => {
-  test('every step is a plain object with owned Float32Array data', () => {
+  test('every step holds its numbers and words, its data a window of the run\'s one Float32Array', () => {
     const run = engine.run({ B: 2, T: 3, Tk: 5, C: 12, H: 3, mask: 'causal', keyLengths: [5, 2] });
+    const buffer = run.steps[0].data.buffer;
+    let end = 0;
     for (const step of run.steps) {
-      assert.deepEqual(Object.keys(step).sort(), ['axes', 'bytes', 'changesValues', 'contiguous', 'data', 'flops', 'formula', 'id', 'input', 'latex', 'numel', 'op', 'shape', 'shapeFormula', 'strides', 'title']);
+      assert.ok(step instanceof Step, step.id);
+      assert.deepEqual(Object.keys(step.toJSON()).sort(), ['axes', 'bytes', 'changesValues', 'contiguous', 'data', 'flops', 'formula', 'id', 'input', 'latex', 'numel', 'op', 'shape', 'shapeFormula', 'strides', 'title', 'viewOf']);
+      for (const word of ['title', 'formula', 'latex', 'shapeFormula', 'op']) assert.ok(step[word].length > 0, `${step.id} ${word}`);
       assert.ok(step.data instanceof Float32Array, step.id);
-      // Owned: an array with a buffer of its own, not a view of the wasm heap.
-      assert.equal(step.data.byteLength, step.data.buffer.byteLength, step.id);
+      // Owned by the run: one buffer for all its steps (not the wasm heap), each step's values
+      // after the last one's, none overlapping.
+      assert.equal(step.data.buffer, buffer, step.id);
+      assert.ok(step.data.byteOffset >= end, step.id);
+      end = step.data.byteOffset + step.data.byteLength;
       assert.equal(step.data.length, step.numel);
       assert.equal(step.shape.reduce((a, b) => a * b, 1), step.numel);
       assert.equal(step.axes.length, step.shape.length);
@@ -91,12 +98,12 @@ describe('the step contract', () => {
     run.steps.forEach((step, i) => assert.deepEqual(Array.from(step.data), before[i], step.id));
   });
 
-  test('a reshape and a merge hold their input\'s numbers in the same order, in arrays of their own', () => {
+  test('a reshape and a merge hold their input\'s numbers in the same order, in windows of their own', () => {
     const run = engine.run({ B: 2, T: 3, C: 12, H: 3 });
     for (const id of ['q_split', 'k_split', 'v_split', 'concat']) {
       const step = run.step(id);
       assert.deepEqual(step.data, run.step(step.input).data, `${id} = ${step.input}`);
-      assert.notEqual(step.data.buffer, run.step(step.input).data.buffer);
+      assert.notEqual(step.data.byteOffset, run.step(step.input).data.byteOffset);
     }
     // A mask that hides nothing leaves the scaled scores as they are; a causal one does not.
     assert.deepEqual(run.step('masked').data, run.step('scaled').data);

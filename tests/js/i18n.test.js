@@ -85,7 +85,9 @@ test('t(key, params) fills {name} slots, in either language, by the rule of the 
 
 test('no module fills a placeholder by hand: every slot goes through t() or the engine\'s messages', () => {
   const byHand = /\.replace(All)?\(\s*['"`]\{|localizeMessage/;
-  const offenders = sources.filter((file) => !file.endsWith('text/render.js') && byHand.test(readFileSync(file, 'utf8')));
+  // Two fillers: render.js for words and messages, step-text.js for the catalogue's formulas.
+  const fillers = ['text/render.js', 'catalogue/step-text.js'];
+  const offenders = sources.filter((file) => !fillers.some((filler) => file.endsWith(filler)) && byHand.test(readFileSync(file, 'utf8')));
   assert.deepEqual(offenders, []);
 });
 

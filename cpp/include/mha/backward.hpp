@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "attention.hpp"
+#include "attention_head.hpp"
 #include "config.hpp"
 #include "recorder.hpp"
 #include "trace.hpp"
@@ -23,10 +24,6 @@ struct ForwardTensors {
     const float* v;       ///< [B, Tk, Hkv·D]
     const float* concat;  ///< [B, T, C]: the heads' context, merged
 };
-
-/// @brief dS = A ⊙ (dA − Σ_k A_k·dA_k) over one row of n keys: the softmax's Jacobian applied to
-///        dA. `d_scores` may be `d_weights`. A row of zero weights (every key masked) gets zeros.
-void softmax_backward_row(const float* weights, const float* d_weights, float* d_scores, std::size_t n);
 
 /// @brief The backward pass of a validated run: steps 19 … 1 of the walkthrough backwards,
 ///        recorded as the recorder asks, the gradients of x (and of the source sequence) and of

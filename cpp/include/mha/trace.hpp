@@ -2,29 +2,57 @@
 /// @file trace.hpp
 /// @brief What a run records: one snapshot per step of the walkthrough, and what it computed.
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <algorithm>
 
 #include "config.hpp"
 #include "error.hpp"
 
 namespace mha {
 
-/// One step of the walkthrough and the tensor it produced. A public contract: ids are stable, and
-/// everything but the values comes from the step's catalogue entry (catalogue.hpp).
+/// A snapshot's values: a window of its trace's one buffer of values, read-only, which it keeps
+/// alive (a snapshot copied out of a trace stays valid). Reads like the vector it is a window of
+/// (size, begin/end, [], == a vector), and converts to a copy of one.
+class Values {
+public:
+    Values() = default;
+    Values(std::shared_ptr<const std::vector<float>> buffer, const float* data, std::size_t size)
+        : buffer_(std::move(buffer)), data_(data), size_(size) {}
+    const float* data() const { return data_; }
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    const float* begin() const { return data_; }
+    const float* end() const { return data_ + size_; }
+    float operator[](std::size_t i) const { return data_[i]; }
+    operator std::vector<float>() const { return {begin(), end()}; }
+
+    friend bool operator==(const Values& a, const Values& b) { return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin()); }
+    friend bool operator!=(const Values& a, const Values& b) { return !(a == b); }
+    friend bool operator==(const Values& a, const std::vector<float>& b) { return a.size_ == b.size() && std::equal(a.begin(), a.end(), b.begin()); }
+    friend bool operator==(const std::vector<float>& a, const Values& b) { return b == a; }
+    friend bool operator!=(const Values& a, const std::vector<float>& b) { return !(a == b); }
+
+private:
+    std::shared_ptr<const std::vector<float>> buffer_;
+    const float* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+/// One step of the walkthrough and the tensor it produced: the numbers of a run. A public contract:
+/// ids are stable, and the step's words (title, formula, …) are its catalogue entry's, filled in
+/// for the run by web/src/catalogue/step-text.js.
 struct Snapshot {
     std::string id;             ///< stable snake_case id: "x", "q", "scores", "weights", ...
-    std::string title;          ///< short English title ("Query projection")
     std::string op;             ///< input, projection, reshape, transpose, repeat, matmul, scale, mask, softmax, merge
-    std::string input;          ///< the step it is computed from ("" for an input)
-    std::string formula;        ///< symbolic: "Q = X·Wq + bq"
-    std::string latex;          ///< the same in LaTeX: "Q = XW_q + b_q"
-    std::string shape_formula;  ///< with this config's numbers: "[2,4,8] @ [8,8] + [8] → [2,4,8]"
     std::vector<std::size_t> shape;
     std::vector<std::string> axes;        ///< one name per axis: B, T, Tq, Tk, C, H, Hkv, D, H·D, Hkv·D
-    std::vector<float> data;              ///< values in row-major order of `shape` (empty when not kept)
+    Values data;                          ///< values in row-major order of `shape` (empty when not kept)
     std::vector<std::ptrdiff_t> strides;  ///< as xtensor reports them for the produced tensor (elements)
     bool contiguous = true;               ///< row-major contiguous in its buffer (a transposed view is not)
     bool changes_values = false;          ///< see mha::changes_values
@@ -40,7 +68,7 @@ struct Gradients {
     Weights weights;        ///< dWq … dbo, in the layout of the config's weights
 };
 
-/// What a tiled run went through (issue 15): its tiles, and how many a mask skipped whole.
+/// What a tiled run went through: its tiles, and how many a mask skipped whole.
 struct TileCounts {
     std::uint64_t total = 0;     ///< B·H·Nq·Nk
     std::uint64_t computed = 0;  ///< tiles the pass computed
@@ -57,6 +85,8 @@ struct Trace {
     MaskKind mask = MaskKind::none;
     std::vector<std::int64_t> key_lengths;  ///< empty without a padding mask
     std::vector<Snapshot> steps;            ///< in walkthrough order; empty when snapshots are off
+    /// Every kept snapshot's values, one after another; each snapshot's `data` is a window of it.
+    std::shared_ptr<std::vector<float>> values = std::make_shared<std::vector<float>>();
     std::vector<float> output;              ///< [B, Tq, C], always present
     Weights weights;                        ///< the parameters used (explicit or seeded)
     Gradients gradients;                    ///< with dOutput only

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#include "mha/backward.hpp"
+#include "mha/attention_head.hpp"
 #include "mha/matmul.hpp"
 #include "mha/softmax.hpp"
 
@@ -122,63 +122,37 @@ void linear_backward(float* d_in, float* dW, float* db, const float* d_out, cons
 
 // --- Attention ------------------------------------------------------------------------------------
 
+// Each head with the kernel every pass uses (attention_head.hpp); the weights are kept for the
+// backward pass, [B, H, T, T].
 void attention_forward(float* concat, float* weights, const float* keep, const float* q, const float* k, const float* v,
                        const AttentionShape& s, std::vector<float>& scratch) {
     const std::size_t T = s.T, C = s.C, D = C / s.H;
-    const auto ld = static_cast<std::ptrdiff_t>(C), ld_s = static_cast<std::ptrdiff_t>(T);
-    const float inv_sqrt_d = 1.0f / std::sqrt(static_cast<float>(D));
-    constexpr float minus_inf = -std::numeric_limits<float>::infinity();
+    const auto ld = static_cast<std::ptrdiff_t>(C);
+    const KeyMask mask{s.causal, {}, T};
     if (scratch.size() < T * T) scratch.resize(T * T);
     for (std::size_t b = 0; b < s.B; ++b)
         for (std::size_t h = 0; h < s.H; ++h) {
-            const std::size_t at = b * T * C + h * D;
-            float* A = weights + (b * s.H + h) * T * T;  // [T, T]
-            // Scores Q·Kᵀ, scaled by 1/√D, the causal mask, softmax over the keys.
-            gemm(T, D, T, {q + at, ld}, {k + at, 1, ld}, A, ld_s);
-            for (std::size_t i = 0; i < T * T; ++i) A[i] *= inv_sqrt_d;
-            if (s.causal)
-                for (std::size_t i = 0; i < T; ++i) std::fill(A + i * T + i + 1, A + (i + 1) * T, minus_inf);
-            for (std::size_t i = 0; i < T; ++i) softmax_row(A + i * T, A + i * T, T);
-            // The values mixed by the weights (after dropout in training). // [T, D] of concat
-            const float* mix = A;
-            if (keep) {
-                const float* kept = keep + (b * s.H + h) * T * T;
-                for (std::size_t i = 0; i < T * T; ++i) scratch[i] = A[i] * kept[i];
-                mix = scratch.data();
-            }
-            gemm(T, T, D, {mix, ld_s}, {v + at, ld}, concat + at, ld);
+            const std::size_t at = b * T * C + h * D, head_at = (b * s.H + h) * T * T;
+            const HeadInput head{T, T, D, q + at, ld, k + at, ld, v + at, ld};
+            const HeadMask head_mask{mask, b, 0};
+            head_weights(head, head_mask, weights + head_at);
+            // The values mixed by the weights, after dropout in training. // [T, D] of concat
+            head_context(head, head_mask, weights + head_at, keep ? keep + head_at : nullptr, concat + at, ld, scratch.data());
         }
 }
 
 void attention_backward(float* dq, float* dk, float* dv, const float* d_concat, const float* weights, const float* keep,
                         const float* q, const float* k, const float* v, const AttentionShape& s, std::vector<float>& scratch) {
     const std::size_t T = s.T, C = s.C, D = C / s.H;
-    const auto ld = static_cast<std::ptrdiff_t>(C), ld_s = static_cast<std::ptrdiff_t>(T);
-    const float inv_sqrt_d = 1.0f / std::sqrt(static_cast<float>(D));
+    const auto ld = static_cast<std::ptrdiff_t>(C);
+    const KeyMask mask{s.causal, {}, T};
     if (scratch.size() < 2 * T * T) scratch.resize(2 * T * T);
-    float* dS = scratch.data();
-    float* mixed = scratch.data() + T * T;
     for (std::size_t b = 0; b < s.B; ++b)
         for (std::size_t h = 0; h < s.H; ++h) {
-            const std::size_t at = b * T * C + h * D;
-            const float* A = weights + (b * s.H + h) * T * T;
-            const float* kept = keep ? keep + (b * s.H + h) * T * T : nullptr;
-            // O = (A ⊙ keep)·V, backwards: d(A ⊙ keep) = dO·Vᵀ, dA = that ⊙ keep; dV = (A ⊙ keep)ᵀ·dO.
-            gemm(T, D, T, {d_concat + at, ld}, {v + at, 1, ld}, dS, ld_s);
-            if (kept)
-                for (std::size_t i = 0; i < T * T; ++i) {
-                    dS[i] *= kept[i];
-                    mixed[i] = A[i] * kept[i];
-                }
-            gemm(T, T, D, {kept ? mixed : A, 1, ld_s}, {d_concat + at, ld}, dv + at, ld);
-            // Softmax, the mask (masked weights are 0, so are their gradients) and the scale.
-            for (std::size_t i = 0; i < T; ++i) softmax_backward_row(A + i * T, dS + i * T, dS + i * T, T);
-            if (s.causal)
-                for (std::size_t i = 0; i < T; ++i) std::fill(dS + i * T + i + 1, dS + (i + 1) * T, 0.0f);
-            for (std::size_t i = 0; i < T * T; ++i) dS[i] *= inv_sqrt_d;
-            // S = Q·Kᵀ, backwards: dQ = dS·K, dK = dSᵀ·Q.
-            gemm(T, T, D, {dS, ld_s}, {k + at, ld}, dq + at, ld);
-            gemm(T, T, D, {dS, 1, ld_s}, {q + at, ld}, dk + at, ld);
+            const std::size_t at = b * T * C + h * D, head_at = (b * s.H + h) * T * T;
+            const HeadInput head{T, T, D, q + at, ld, k + at, ld, v + at, ld};
+            head_backward(head, {mask, b, 0}, weights + head_at, keep ? keep + head_at : nullptr, d_concat + at, ld,
+                          {dq + at, ld, dk + at, ld, dv + at, ld}, scratch.data());
         }
 }
 

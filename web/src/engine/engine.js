@@ -11,13 +11,14 @@
 import createMhaModule, { defaultWasmUrl } from '../../dist/mha_engine.mjs';
 import { MhaError, MhaLoadError, MhaWarning } from './errors.js';
 import { fileReader } from './file-reader.js';
-import { Run, sliceOf } from './run.js';
+import { decodeRun, Run, sliceOf, Step } from './run.js';
+import { STEPS } from '../catalogue/catalogue.js';
 import { createTrainer, Trainer } from './trainer.js';
 import { isPlainObject } from './values.js';
 import { curveSizes } from './memory.js';
 import { kvCacheTable, NAMED_SHAPES } from './kv-cache.js';
 
-export { MhaError, MhaLoadError, MhaWarning, Run, Trainer };
+export { MhaError, MhaLoadError, MhaWarning, Run, Step, Trainer };
 
 const TENSOR_KEYS = ['x', 'kv', 'weights', 'dOutput'];
 
@@ -64,27 +65,26 @@ const asFloat32 = (value) => (value instanceof Float32Array ? value : Float32Arr
 class Engine {
   #module;
   #messages;
-  #catalogue;
   #withTrainer;
-  #sliceKinds;
+  #layout;
 
   constructor(module, { trainer = false } = {}) {
     this.#module = module;
     this.#messages = module.messageTable();
-    this.#catalogue = module.catalogue();
+    this.#layout = module.summaryLayout();
     this.#withTrainer = trainer;
-    this.#sliceKinds = new Map(this.#catalogue.map((step) => [step.id, step.slice]));
   }
 
   /**
-   * Every step the engine knows, in walkthrough order: { id, pass, op, input, axes, title,
-   * formula, latex, viewOf, when, slice } (cpp/src/catalogue.cpp). A run holds the ones that
-   * apply to it: pass 'forward' in a naive run, 'tiled' steps in place of scores … context in a
-   * tiled run, x and the 'incremental' steps in an incremental one. `slice`: how run.step() may
-   * slice the step ('head': {batch, head}; 't': {t}; '': whole only).
+   * Every step the engine knows, in walkthrough order: { id, pass, algorithms, when, slice, op,
+   * input, viewOf, axes, title, titles: { en, zh }, formula, latex, operands } (cpp/data/steps.json,
+   * also importable as mha-lens/catalogue). A run holds the ones that apply to it: pass 'forward'
+   * in a naive run, 'tiled' steps in place of scores … context in a tiled run, x and the
+   * 'incremental' steps in an incremental one. `slice`: how run.step() may slice the step
+   * ('head': {batch, head}; 't': {t}; '': whole only).
    */
   get catalogue() {
-    return structuredClone(this.#catalogue);
+    return STEPS.map((entry) => ({ ...entry, algorithms: [...entry.algorithms], title: entry.title.en, titles: { ...entry.title } }));
   }
 
   /** The engine's message table { key: { en, zh } }, which errors and warnings render from. */
@@ -104,35 +104,27 @@ class Engine {
    */
   run(config) {
     let { rest, tensors } = splitConfig(config);
-    const result = this.#call('run', rest, tensors, undefined);
+    const run = this.#decode(this.#call('run', rest, tensors, undefined));
     const messages = this.#messages;
-    const owned = [result.output, ...result.steps.map((step) => step.data).filter(Boolean)];
-    const weights = {};
-    if (result.weights) {  // seeded: the engine's copies
-      Object.assign(weights, result.weights);
-      owned.push(...Object.values(result.weights));
-    } else {  // explicit: the caller's own, as Float32Arrays
+    const owned = run.buffers;
+    let { weights } = run;
+    if (!weights) {  // explicit: the caller's own, as Float32Arrays
+      weights = {};
       for (const key of Object.keys(tensors.weights)) weights[key] = asFloat32(tensors.weights[key]);
     }
-    const trace = {
-      steps: result.steps,
-      summary: result.summary,
-      warnings: result.warnings.map((warning) => new MhaWarning(warning, messages)),
-      output: result.output,
-      weights,
-    };
-    if (result.gradients) {  // dOutput given: { x, kv (cross-attention), Wq, …, bo }
-      trace.gradients = result.gradients;
-      owned.push(...Object.values(result.gradients));
-    }
-    const sliceKinds = this.#sliceKinds;
-    if (rest.snapshots !== 'lazy') return new Run(trace, { messages, owned, sliceKinds });
+    const trace = { steps: run.steps, summary: run.summary, warnings: run.warnings, output: run.output, weights, gradients: run.gradients };
+    if (rest.snapshots !== 'lazy') return new Run(trace, { messages, owned });
     ({ rest, tensors } = ownCopy(rest, tensors));
     const fetch = (step, slice) => {
-      const data = this.#call('run', rest, tensors, { id: step.id, ...slice }).steps[0].data;
-      return slice ? sliceOf(step, data, slice) : { ...step, data };
+      const { data } = this.#decode(this.#call('run', rest, tensors, { id: step.id, ...slice })).steps[0];
+      return slice ? sliceOf(step, data, slice) : step.withData(data);
     };
-    return new Run(trace, { fetch, messages, owned, sliceKinds });
+    return new Run(trace, { fetch, messages, owned });
+  }
+
+  // A run's numbers as the engine hands them over, read into steps (run.js).
+  #decode(result) {
+    return decodeRun(result, this.#layout, this.#messages);
   }
 
   /**
@@ -202,8 +194,6 @@ class Engine {
     if (!this.#withTrainer) throw MhaError.from({ field: 'trainer', key: 'trainer.not_loaded', params: {} }, this.#messages);
     return createTrainer(this.#module, this.#messages, options);
   }
-
-  // --- Tiled and incremental attention (issue 15) -----------------------------------------------
 
   /**
    * What a run of `config` without snapshots allocates with each algorithm, in bytes, the sizes

@@ -36,10 +36,10 @@ export class MhaError extends Error {
 export class MhaWarning {
   #messages;
 
-  constructor({ key, params, message }, messages) {
+  constructor({ key, params }, messages) {
     this.key = key;
     this.params = params;
-    this.message = message;
+    this.message = renderMessage(messages, key, params, 'en');
     this.#messages = messages;
   }
 

@@ -1,9 +1,131 @@
 // One run of the engine as JS callers see it: its steps, what it computed, and (for a lazy run)
-// the values of a step on request. No DOM; the engine module (engine.js) makes these.
-import { MhaError } from './errors.js';
-import { cutSlice, sliceOf, tileGrid, tileValues } from './slices.js';
+// the values of a step on request. No DOM; the engine module (engine.js) makes these from the
+// numbers a run crosses the boundary as (decodeRun), each step's words coming from its catalogue
+// entry (catalogue/step-text.js).
+import { STEPS } from '../catalogue/catalogue.js';
+import { axisName, formulaOf, inputOf, latexOf, opOf, shapeFormulaOf, titleOf, viewOfStep } from '../catalogue/step-text.js';
+import { MhaError, MhaWarning } from './errors.js';
+import { cutSlice, rowMajorStrides, sliceShape, tileGrid, tileValues } from './slices.js';
 
-export { sliceOf };
+// Each entry's axis names, as a run with and without GQA/MQA names them (Hkv reads H in plain MHA).
+const AXES = STEPS.map((entry) => {
+  const symbols = entry.axes.split(',');
+  return { plain: Object.freeze(symbols.map((symbol) => axisName(symbol, { H: 1, Hkv: 1 }))), grouped: Object.freeze(symbols) };
+});
+const INDEX = new Map(STEPS.map((entry, i) => [entry.id, i]));
+
+/**
+ * One step of a run: its numbers (shape, strides, values, …) as own fields, and its words (title,
+ * op, input, formula, latex, shapeFormula, viewOf) made from its catalogue entry when read.
+ * `toJSON()` gives all of it as one plain object.
+ */
+export class Step {
+  #entry;
+  #summary;
+
+  constructor(index, summary, { shape, strides, contiguous, changesValues, flops, data, slice }) {
+    const entry = STEPS[index];
+    this.#entry = entry;
+    this.#summary = summary;
+    this.id = entry.id;
+    this.shape = shape;
+    this.axes = summary.Hkv === summary.H ? AXES[index].plain : AXES[index].grouped;
+    this.data = data;
+    this.strides = strides;
+    this.contiguous = contiguous;
+    this.changesValues = changesValues;
+    let numel = 1;
+    for (const extent of shape) numel *= extent;
+    this.numel = numel;
+    this.flops = flops;
+    this.bytes = numel * 4;
+    if (slice) this.slice = slice;
+  }
+
+  /** Short English title ("Query projection"); titleIn('zh') for Chinese. */
+  get title() { return titleOf(this.#entry, this.#summary, 'en'); }
+  /** The title in `lang` ('en' or 'zh'). */
+  titleIn(lang) { return titleOf(this.#entry, this.#summary, lang); }
+  /** input, projection, reshape, transpose, repeat, matmul, scale, mask, softmax, merge, sum, … */
+  get op() { return opOf(this.#entry, this.#summary); }
+  /** The step it is computed from ("" for an input). */
+  get input() { return inputOf(this.#entry, this.#summary); }
+  /** The step whose buffer it views without copying, or "". */
+  get viewOf() { return viewOfStep(this.#entry, this.#summary); }
+  /** "Q = X·Wq + bq" */
+  get formula() { return formulaOf(this.#entry, this.#summary); }
+  /** "Q = XW_q + b_q" */
+  get latex() { return latexOf(this.#entry, this.#summary); }
+  /** With this run's numbers: "[2,4,8] @ [8,8] + [8] → [2,4,8]" (a slice's is its whole step's). */
+  get shapeFormula() { return shapeFormulaOf(this.#entry, this.#summary); }
+
+  /** This step with other values: a slice of it ({batch, head} or {t}), or all of them. */
+  withData(data, slice) {
+    const numbers = { strides: this.strides, contiguous: this.contiguous, changesValues: this.changesValues, flops: this.flops, data };
+    if (!slice) return new Step(INDEX.get(this.id), this.#summary, { ...numbers, shape: this.shape });
+    const shape = sliceShape(this, slice);
+    return new Step(INDEX.get(this.id), this.#summary, { ...numbers, shape, strides: rowMajorStrides(shape), contiguous: true, slice });
+  }
+
+  toJSON() {
+    const { id, title, op, input, formula, latex, shapeFormula, shape, axes, data, strides, contiguous, changesValues, numel, flops, bytes, viewOf, slice } = this;
+    return { id, title, op, input, formula, latex, shapeFormula, shape, axes: [...axes], data, strides, contiguous, changesValues, numel, flops, bytes, viewOf, ...(slice ? { slice } : {}) };
+  }
+}
+
+/** A step's metadata with the values of one slice (a Step, or a plain step object). */
+export function sliceOf(step, data, slice) {
+  if (step instanceof Step) return step.withData(data, slice);
+  const shape = sliceShape(step, slice);
+  return { ...step, shape, strides: rowMajorStrides(shape), contiguous: true, numel: data.length, bytes: data.length * 4, data, slice };
+}
+
+const ALGORITHM_NAMES = ['naive', 'tiled', 'incremental'];
+// How run.step() may slice each step ('head', 't' or '').
+const SLICE_KINDS = new Map(STEPS.map((entry) => [entry.id, entry.slice]));
+
+/**
+ * A run as the engine hands it over (cpp/bindings/bindings.cpp, trace_to_js): numbers, read into
+ * its summary and Steps. `layout` names the summary's numbers (the engine's summaryLayout()).
+ * Returns { summary, steps, output, warnings (MhaWarning[]), weights, gradients, buffers }, where
+ * `buffers` are the arrays the run owns.
+ */
+export function decodeRun(result, layout, messages) {
+  const n = {};
+  for (let i = 0; i < layout.length; i++) n[layout[i]] = result.summary[i];
+  const algorithm = ALGORITHM_NAMES[n.algorithm];
+  const summary = {
+    B: n.B, T: n.T, Tk: n.Tk, C: n.C, H: n.H, Hkv: n.Hkv, D: n.D,
+    bias: n.bias === 1, mask: n.causal === 1 ? 'causal' : 'none', keyLengths: result.keyLengths ? Array.from(result.keyLengths) : null,
+    cross: n.cross === 1, parameterCount: n.parameterCount, kvCacheBytesPerToken: n.kvCacheBytesPerToken, flops: n.flops,
+    snapshotBytes: n.snapshotBytes, algorithm,
+    tiles: algorithm !== 'tiled' ? null : {
+      blockQ: n.blockQ, blockK: n.blockK, queryBlocks: n.queryBlocks, keyBlocks: n.keyBlocks,
+      total: n.tilesTotal, computed: n.tilesComputed, skipped: n.tilesSkipped, skippedPerHead: Array.from(result.skippedPerHead),
+    },
+  };
+  const meta = result.steps;
+  const { values } = result;
+  const steps = [];
+  for (let at = 0; at < meta.length;) {
+    const index = meta[at++];
+    const rank = meta[at++];
+    const shape = new Array(rank);
+    const strides = new Array(rank);
+    for (let i = 0; i < rank; i++) shape[i] = meta[at + i];
+    for (let i = 0; i < rank; i++) strides[i] = meta[at + rank + i];
+    at += 2 * rank;
+    const contiguous = meta[at++] === 1;
+    const changesValues = meta[at++] === 1;
+    const flops = meta[at++];
+    const offset = meta[at++];
+    const length = meta[at++];
+    steps.push(new Step(index, summary, { shape, strides, contiguous, changesValues, flops, data: length ? values.subarray(offset, offset + length) : null }));
+  }
+  const warnings = (result.warnings ?? []).map((warning) => new MhaWarning(warning, messages));
+  const buffers = [values, result.output, ...Object.values(result.weights ?? {}), ...Object.values(result.gradients ?? {})];
+  return { summary, steps, output: result.output, warnings, weights: result.weights, gradients: result.gradients, buffers };
+}
 
 const TILED_STEPS = ['tile_scores', 'tile_max', 'tile_correction', 'tile_probs', 'tile_sum', 'tile_output'];
 
@@ -12,15 +134,13 @@ export class Run {
   #fetch;
   #messages;
   #owned;
-  #sliceKinds;
   #released = false;
 
   /**
    * `fetch(step, slice)`: for a lazy run, asks the engine for a step's values (or one head's).
    * `owned`: the arrays this run made, which release() empties (never the caller's own tensors).
-   * `sliceKinds`: how each step id may be sliced, from the engine's catalogue ('head', 't' or '').
    */
-  constructor({ steps, summary, warnings, output, weights, gradients }, { fetch = null, messages, owned = [], sliceKinds = new Map() }) {
+  constructor({ steps, summary, warnings, output, weights, gradients }, { fetch = null, messages, owned = [] }) {
     this.steps = steps;
     this.summary = summary;
     this.warnings = warnings;
@@ -30,7 +150,6 @@ export class Run {
     this.#fetch = fetch;
     this.#messages = messages;
     this.#owned = owned;
-    this.#sliceKinds = sliceKinds;
   }
 
   /**
@@ -62,7 +181,7 @@ export class Run {
       this.#fail('step', 'unknown_step.in_run', { step, steps: this.steps.map((s) => s.id).join(', ') });
     }
     if (slice === undefined || slice === null) return found.data || !this.#fetch ? found : this.#fetch(found, null);
-    const kind = this.#sliceKinds.get(id) ?? '';
+    const kind = SLICE_KINDS.get(id) ?? '';
     const { B, H, T } = this.summary;
     let checked;
     if (typeof slice === 'object' && 't' in slice) {
@@ -74,7 +193,7 @@ export class Run {
       const { batch, head } = slice;
       if (kind !== 'head' || batch === undefined || head === undefined) {
         if (this.summary.algorithm === 'naive' || this.summary.algorithm === undefined) this.#fail('step', 'bad_value.slice', { step: id });
-        this.#fail('step', 'bad_value.slice_head', { step: id, steps: this.steps.filter((s) => this.#sliceKinds.get(s.id) === 'head').map((s) => s.id).join(', ') });
+        this.#fail('step', 'bad_value.slice_head', { step: id, steps: this.steps.filter((s) => SLICE_KINDS.get(s.id) === 'head').map((s) => s.id).join(', ') });
       }
       this.#checkIndex('batch', batch, B);
       this.#checkIndex('head', head, H);
@@ -84,7 +203,7 @@ export class Run {
     return sliceOf(found, cutSlice(found, checked), checked);
   }
 
-  // --- Tiled and incremental runs (issue 15) -----------------------------------------------------
+  // --- Tiled and incremental runs ---------------------------------------------------------------
 
   /**
    * A tiled run's tiles for batch row `batch`, in the order the pass goes through them:
@@ -138,7 +257,7 @@ export class Run {
   #headSteps = null;
 
   #kindList(kind) {
-    return [...this.#sliceKinds].filter(([, k]) => k === kind).map(([id]) => id).join(', ');
+    return [...SLICE_KINDS].filter(([, k]) => k === kind).map(([id]) => id).join(', ');
   }
 
   #checkIndex(name, value, count) {

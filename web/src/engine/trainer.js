@@ -12,7 +12,7 @@
 // trainer frees everything with it, and train(steps) in chunks is what a Web Worker runs between
 // messages. An error leaves the trainer as it was.
 import { MhaError } from './errors.js';
-import { Run } from './run.js';
+import { decodeRun, Run } from './run.js';
 
 const NUMBER_OPTIONS = ['seed', 'T', 'vocab', 'layers', 'heads', 'width', 'batch', 'lr', 'weightDecay', 'dropout', 'clip'];
 const BOOLEAN_OPTIONS = ['mlp', 'layernorm'];
@@ -177,8 +177,8 @@ export class Trainer {
    */
   run(tokens, { layer = 0 } = {}) {
     const result = this.#call('trainerRun', this.#checkpoint, tokensOf(tokens, this.#messages), typeof layer === 'number' ? layer : NaN);
-    const owned = [result.output, ...result.steps.map((step) => step.data).filter(Boolean), ...Object.values(result.weights), ...Object.values(result.gradients)];
-    return new Run({ ...result, warnings: [] }, { messages: this.#messages, owned });
+    const run = decodeRun(result, this.#module.summaryLayout(), this.#messages);
+    return new Run(run, { messages: this.#messages, owned: run.buffers });
   }
 
   /** The whole trainer as bytes (a copy): engine.trainer({ checkpoint }) continues from it exactly. */
