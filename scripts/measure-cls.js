@@ -14,7 +14,7 @@ const PARAGRAPH = 'Multi-head attention splits the model width C into H heads of
 
 /**
  * The blog post: `column` px wide, the widgets between paragraphs. `blocking`: the script tag the
- * README recommends, blocking="render", so that the elements are defined (and reserve their
+ * docs recommend (web/docs/widgets.md), blocking="render", so that the elements are defined (and reserve their
  * space) before the page is first painted; without it a browser may paint the post before the
  * script runs, with the elements still empty, and move it down when they are defined.
  */

@@ -1,6 +1,6 @@
-// The package in the two bundlers the README walks through, built from the tarball `npm pack`
+// The package in the two bundlers web/docs/widgets.md walks through, built from the tarball `npm pack`
 // makes: a tiny app that imports 'mha-lens' (createEngine, getEngine) and 'mha-lens/widgets',
-// built with Vite and with esbuild as the README says, served under a strict CSP and checked in
+// built with Vite and with esbuild as web/docs/widgets.md says, served under a strict CSP and checked in
 // Chromium: the build meets no node: import, the widgets draw, createEngine() runs, one engine is
 // shared by both entries, and the .wasm is fetched exactly once.
 import { after, before, test } from 'node:test';
@@ -100,7 +100,7 @@ test('esbuild bundles the app from the tarball for the browser, and with the .wa
 <script type="module" src="main.js"></script></head><body>${BODY}</body></html>`);
   const result = await esbuild.build({ entryPoints: [join(app, 'main.js')], bundle: true, format: 'esm', platform: 'browser', outdir: out, logLevel: 'silent', absWorkingDir: app });
   assert.deepEqual([...result.errors, ...result.warnings], []);
-  // The README's step for esbuild, which leaves new URL('./mha_engine.wasm', import.meta.url) alone.
+  // The esbuild step of web/docs/widgets.md, which leaves new URL('./mha_engine.wasm', import.meta.url) alone.
   await copyFile(join(app, 'node_modules', 'mha-lens', 'web', 'dist', 'mha_engine.wasm'), join(out, 'mha_engine.wasm'));
   await check(out, 'esbuild');
 });

@@ -48,7 +48,7 @@ before(async () => {
 <mha-shapes id="nowasm" wasm-url="assets/mha_engine.wasm" lang="en"></mha-shapes>
 </body></html>`);
   host = await startServer({ port: 0, root: site, csp: HOST_CSP });
-  // The iframe route exactly as the README says to copy it: embed.html, embed.css and dist/.
+  // The iframe route exactly as web/docs/widgets.md says to copy it: embed.html, embed.css and dist/.
   const route = await mkdtemp(join(tmpdir(), 'mha-lens-frame-'));
   await mkdir(join(route, 'dist'));
   for (const file of ['embed.html', 'embed.css']) await cp(join(WEB, file), join(route, file));

@@ -25,7 +25,7 @@ let hosts = [];
 before(async () => {
   env = await launch();
   trainerEngine = await createEngine({ trainer: true });
-  // A tutorial site: the widget bundle and the trainer's files copied into lib/, as the README says.
+  // A tutorial site: the widget bundle and the trainer's files copied into lib/, as web/docs/widgets.md says.
   site = await makeHostSite('mha-lens-trainer-');
   const dist = new URL('../../web/dist/', import.meta.url).pathname;
   for (const file of ['mha_trainer.mjs', 'mha_trainer.wasm', 'mha-trainer-worker.js']) await copyFile(join(dist, file), join(site, 'lib', file));

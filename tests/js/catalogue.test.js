@@ -1,7 +1,7 @@
 // The engine's step catalogue (cpp/src/catalogue.cpp, as engine.catalogue) is the one source of
 // what each step is. Everything else that names steps is checked against it here: the page's
-// titles in both languages, the .d.ts step ids, axes and ops, the README's table of steps, and
-// the steps the shape chain names.
+// titles in both languages, the .d.ts step ids, axes and ops, the generated step tables of the
+// README and web/docs/algorithms.md, and the steps the shape chain names.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { before, test } from 'node:test';
@@ -84,35 +84,64 @@ test('the .d.ts lists exactly the catalogue\'s step ids, ops and axes', () => {
   for (const step of catalogue) assert.ok(unionOf(file, 'Pass').includes(step.pass), step.pass);
 });
 
-test('the README\'s tables of steps, one per pass, have the catalogue\'s ids, ops and axes, in its order', () => {
-  const readme = readFileSync(`${ROOT}README.md`, 'utf8');
-  const header = '| # | id | op | formula | shape | axes |';
-  const rows = [];
-  for (let at = readme.indexOf(header); at >= 0; at = readme.indexOf(header, at + 1)) {
-    const lines = readme.slice(at).split('\n');
-    rows.push(...lines.slice(2, lines.findIndex((line) => !line.startsWith('|'))).map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim())));
+// The step tables of the docs are generated from the catalogue and sit between markers:
+// <!-- generated:steps <pass> --> … <!-- /generated:steps -->. Only what lies between them is read.
+const PASSES = ['forward', 'backward', 'tiled', 'incremental'];
+const TABLE_HEADER = '| # | id | op | formula | shape | axes |';
+
+/** Every generated step table of `file`, as { pass: rows }, each row its trimmed cells. */
+function stepTables(file) {
+  const text = readFileSync(`${ROOT}${file}`, 'utf8');
+  const tables = {};
+  for (const match of text.matchAll(/<!-- generated:steps (\S+) -->\n([\s\S]*?)<!-- \/generated:steps -->/g)) {
+    const [, pass, body] = match;
+    assert.ok(!(pass in tables), `${file}: two tables for ${pass}`);
+    const lines = body.split('\n').filter((line) => line !== '');
+    assert.equal(lines[0], TABLE_HEADER, `${file} ${pass}: header`);
+    assert.match(lines[1], /^\|(---\|)+$/, `${file} ${pass}: separator`);
+    assert.ok(lines.slice(2).every((line) => line.startsWith('|') && line.endsWith('|')), `${file} ${pass}: only table rows between the markers`);
+    tables[pass] = lines.slice(2).map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
   }
+  // A marker that does not open or close a table as above would leave that table unchecked.
+  const opened = [...text.matchAll(/<!-- generated:steps/g)].length;
+  const closed = [...text.matchAll(/<!-- \/generated:steps -->/g)].length;
+  assert.deepEqual([opened, closed], [Object.keys(tables).length, Object.keys(tables).length], `${file}: every marker pairs with a table`);
+  return tables;
+}
+
+// One pass's rows are that pass's catalogue steps in catalogue order, with their ops and axes.
+function checkTable(where, pass, rows) {
   const byId = new Map(catalogue.map((step) => [`\`${step.id}\``, step]));
-  assert.deepEqual(rows.map(([, id]) => id).filter((id) => !byId.has(id)), [], 'README rows for no catalogue step');
-  // Each pass's rows, in the README's order, are that pass's catalogue steps in catalogue order.
-  for (const pass of new Set(catalogue.map((step) => step.pass))) {
-    const documented = rows.filter(([, id]) => byId.get(id).pass === pass);
-    assert.deepEqual(documented.map(([, id]) => id), catalogue.filter((step) => step.pass === pass).map((step) => `\`${step.id}\``), `${pass}: one row per step, in order`);
-    let previous = 0;
-    for (const [n, id, op, , shape, axes] of documented) {
-      const step = byId.get(id);
-      assert.equal(op.split(/, or | under /)[0], opsOf(step)[0], `${step.id} op`);
-      assert.deepEqual(symbols(axes), symbols(step.axes), `${step.id} axes`);
-      assert.deepEqual(symbols(shape.replace(/^\[|\]$/g, '')).length, symbols(step.axes).length, `${step.id} shape`);
-      // Steps that appear in every run of the pass are numbered (rising; "12t", "2d" for the tiled
-      // and incremental steps); the others ("–") appear only when they apply.
-      assert.equal(n === '–', step.when !== 'always', `${step.id} numbered "${n}", when ${step.when}`);
-      if (n !== '–') {
-        assert.ok(Number.parseInt(n, 10) > previous, `${step.id} number ${n} after ${previous}`);
-        previous = Number.parseInt(n, 10);
-      }
+  assert.deepEqual(rows.map(([, id]) => id).filter((id) => !byId.has(id)), [], `${where}: rows for no catalogue step`);
+  assert.deepEqual(rows.map(([, id]) => id), catalogue.filter((step) => step.pass === pass).map((step) => `\`${step.id}\``), `${where}: one row per ${pass} step, in order`);
+  let previous = 0;
+  for (const [n, id, op, , shape, axes] of rows) {
+    const step = byId.get(id);
+    assert.equal(op.split(/, or | under /)[0], opsOf(step)[0], `${where} ${step.id} op`);
+    assert.deepEqual(symbols(axes), symbols(step.axes), `${where} ${step.id} axes`);
+    assert.deepEqual(symbols(shape.replace(/^\[|\]$/g, '')).length, symbols(step.axes).length, `${where} ${step.id} shape`);
+    // Steps that appear in every run of the pass are numbered (rising; "12t", "2d" for the tiled
+    // and incremental steps); the others ("–") appear only when they apply.
+    assert.equal(n === '–', step.when !== 'always', `${where} ${step.id} numbered "${n}", when ${step.when}`);
+    if (n !== '–') {
+      assert.ok(Number.parseInt(n, 10) > previous, `${where} ${step.id} number ${n} after ${previous}`);
+      previous = Number.parseInt(n, 10);
     }
   }
+}
+
+test('web/docs/algorithms.md has a generated step table for every pass, each the catalogue\'s steps, ops and axes in its order', () => {
+  const tables = stepTables('web/docs/algorithms.md');
+  assert.deepEqual(new Set(Object.keys(tables)), new Set(catalogue.map((step) => step.pass)), 'one table per pass of the catalogue');
+  assert.deepEqual(new Set(PASSES), new Set(catalogue.map((step) => step.pass)));
+  for (const pass of PASSES) checkTable(`algorithms.md ${pass}`, pass, tables[pass]);
+});
+
+test('the README\'s generated step table is the forward pass, the same as the one in web/docs/algorithms.md', () => {
+  const tables = stepTables('README.md');
+  assert.deepEqual(Object.keys(tables), ['forward'], 'the README holds the forward table only');
+  checkTable('README forward', 'forward', tables.forward);
+  assert.deepEqual(tables.forward, stepTables('web/docs/algorithms.md').forward);
 });
 
 test('the shape chain follows catalogue steps from x to the output, and names only catalogue ids', async () => {
