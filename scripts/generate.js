@@ -35,10 +35,17 @@ const opsOf = (op) => {
 };
 const cString = (text) => JSON.stringify(text);  // JSON's escapes are C++'s for this text
 
+// An axis symbol as the C++ enumerator mha::Axis names it.
+export const AXIS_ENUM = { B: 'B', T: 'T', Tq: 'Tq', Tk: 'Tk', C: 'C', H: 'H', Hkv: 'Hkv', D: 'D', 'H·D': 'HD', 'Hkv·D': 'HkvD', Nk: 'Nk', t: 't', 't+1': 't1' };
+
 function catalogueCpp({ steps }) {
   const rows = steps.map((s) => {
     const algorithms = s.algorithms.map((a) => `algorithm_bit(Algorithm::${a})`).join(' | ');
-    return `{${cString(s.id)}, Pass::${s.pass}, ${algorithms}, When::${s.when}, Slice::${s.slice || 'whole'}, ${cString(s.op)}, ${cString(s.axes)}},`;
+    const axes = symbols(s.axes).map((symbol) => {
+      if (!AXIS_ENUM[symbol]) throw new Error(`${s.id}: the engine has no axis ${symbol}`);
+      return `Axis::${AXIS_ENUM[symbol]}`;
+    });
+    return `{${cString(s.id)}, Pass::${s.pass}, ${algorithms}, When::${s.when}, Slice::${s.slice || 'whole'}, ${cString(s.op)}, ${cString(s.axes)}, ${axes.length}, {${axes.join(', ')}}},`;
   });
   return `// ${HEADER('cpp/data/steps.json')}\n// The rows of mha::catalogue() (cpp/src/catalogue.cpp).\n${rows.join('\n')}\n`;
 }
@@ -101,8 +108,8 @@ export interface CatalogueStep {
   readonly operands: string;
 }
 
-export const PASSES: Readonly<Record<Pass, string>>;
-export const STEPS: readonly CatalogueStep[];
+export declare const PASSES: Readonly<Record<Pass, string>>;
+export declare const STEPS: readonly CatalogueStep[];
 `;
 }
 

@@ -10,7 +10,7 @@ import { createEngine, MhaError } from './src/engine/node.js'; // the API with N
 import { formatCount, layoutTensor, shapeChain, shapeText } from './src/logic/format.js';
 import { CLASSIC, numberOrText, readConfig } from './src/logic/config-input.js';
 import { stepTitle } from './src/catalogue/steps.js';
-import { rememberCatalogue, shapeFormulaOf, shapeFormulaText } from './src/catalogue/shape-formula.js';
+import { shapeFormulaOf, shapeFormulaText } from './src/catalogue/shape-formula.js';
 import { translator } from './src/text/translate.js';
 
 const USAGE = `Usage: mha-lens walk --B <n> --T <n> --C <n> --H <n> [options]   (no sizes: the seed example)
@@ -226,7 +226,6 @@ async function main() {
   }
 
   const engine = await createEngine();
-  rememberCatalogue(engine.catalogue);
   let run;
   try {
     let config = configFrom(values);

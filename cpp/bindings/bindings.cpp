@@ -54,13 +54,16 @@ val weights_to_js(const mha::Weights& w) {
 }
 
 // A run crosses as numbers: every word of a step is its catalogue entry's, which JS has already
-// (web/src/catalogue/catalogue.js), filled in there for the run. What crosses is:
-//   summary  the numbers of summary_fields, in that order
-//   steps    per snapshot: its index in the catalogue, its rank, its shape, its strides, whether
-//            it is contiguous, whether it changes values, its FLOPs, and where its values are in
+// (web/src/catalogue/catalogue.js), filled in there for the run. What crosses is
+//   numbers  the summary's numbers (summary_fields, in that order); keyLengths (a count, then
+//            each); a tiled run's skipped tiles per head (a count, then each); then per
+//            snapshot its index in the catalogue, its rank, its shape, its strides, whether it is
+//            contiguous, whether it changes values, its FLOPs, and where its values are in
 //            `values` (offset, length; length 0: not kept)
 //   values   every kept snapshot's values, one after another (the trace's one buffer)
-// web/src/engine/run.js reads it (decodeRun).
+//   output   the output
+// and the gradients with dOutput. A seeded run's weights are asked for when a caller reads them
+// (seeded_weights). web/src/engine/run.js reads it (decodeRun).
 constexpr const char* summary_fields[] = {"B", "T", "Tk", "C", "H", "Hkv", "D", "bias", "causal", "cross", "parameterCount",
                                           "kvCacheBytesPerToken", "flops", "snapshotBytes", "algorithm", "blockQ", "blockK",
                                           "queryBlocks", "keyBlocks", "tilesTotal", "tilesComputed", "tilesSkipped"};
@@ -69,29 +72,21 @@ val owned_numbers(const std::vector<double>& numbers) {
     return val(emscripten::typed_memory_view(numbers.size(), numbers.data())).call<val>("slice");
 }
 
-// 64-bit integers as JS numbers (Float64Array): counts and lengths, far below 2^53.
-template <class T>
-val owned_numbers(const std::vector<T>& numbers) {
-    return owned_numbers(std::vector<double>(numbers.begin(), numbers.end()));
-}
-
-val summary_numbers(const mha::Trace& t) {
+val run_numbers(const mha::Trace& t) {
     const mha::Dims& d = t.dims;
     const bool tiled = d.algorithm == mha::Algorithm::tiled;
-    const std::vector<double> numbers = {
+    std::vector<double> numbers = {
         double(d.B), double(d.T), double(d.Tk), double(d.C), double(d.H), double(d.Hkv), double(d.D), double(t.bias),
         double(t.mask == mha::MaskKind::causal), double(d.cross), double(t.parameter_count), double(t.kv_cache_bytes_per_token),
         t.flops, double(t.snapshot_bytes), double(static_cast<int>(d.algorithm)), tiled ? double(d.Bq) : 0, tiled ? double(d.Bk) : 0,
         tiled ? double(d.Nq()) : 0, tiled ? double(d.Nk()) : 0, double(t.tiles.total), double(t.tiles.computed), double(t.tiles.skipped)};
-    return owned_numbers(numbers);
-}
-
-val step_numbers(const mha::Trace& t) {
+    numbers.push_back(static_cast<double>(t.key_lengths.size()));
+    for (const std::int64_t length : t.key_lengths) numbers.push_back(static_cast<double>(length));
+    numbers.push_back(static_cast<double>(t.tiles.skipped_per_head.size()));
+    for (const std::uint64_t skipped : t.tiles.skipped_per_head) numbers.push_back(static_cast<double>(skipped));
     const auto& entries = mha::catalogue();
-    std::vector<double> numbers;
     for (const mha::Snapshot& s : t.steps) {
-        const mha::StepSpec* spec = mha::find_step(s.id);
-        numbers.push_back(static_cast<double>(spec - entries.data()));
+        numbers.push_back(static_cast<double>(mha::find_step(s.id) - entries.data()));
         numbers.push_back(static_cast<double>(s.shape.size()));
         for (const std::size_t extent : s.shape) numbers.push_back(static_cast<double>(extent));
         for (const std::ptrdiff_t stride : s.strides) numbers.push_back(static_cast<double>(stride));
@@ -106,10 +101,7 @@ val step_numbers(const mha::Trace& t) {
 
 val trace_to_js(const mha::Trace& t, bool with_weights) {
     val run = val::object();
-    run.set("summary", summary_numbers(t));
-    if (!t.key_lengths.empty()) run.set("keyLengths", owned_numbers(t.key_lengths));
-    if (t.dims.algorithm == mha::Algorithm::tiled) run.set("skippedPerHead", owned_numbers(t.tiles.skipped_per_head));
-    run.set("steps", step_numbers(t));
+    run.set("numbers", run_numbers(t));
     run.set("values", owned_floats(*t.values));
     run.set("output", owned_floats(t.output));
     if (!t.warnings.empty()) {
@@ -137,7 +129,7 @@ val trace_to_js(const mha::Trace& t, bool with_weights) {
 // tensors: {x, kv, weights: {Wq, …}, dOutput}, each absent, an Array or a numeric typed array; request:
 // {id, batch, head} of a lazy run, or undefined.
 mha::Config checked_config(const val& config, const val& tensors, const val& request, mha::RunOptions& options) {
-    mha::Config c = config_from_js(config);
+    mha::Config c = config_from_tape(config);
     if (!request.isUndefined()) {
         mha::StepRequest only{request["id"].as<std::string>(), std::nullopt, std::nullopt};
         if (!request["batch"].isUndefined()) only.batch = whole(request["batch"]);
@@ -174,9 +166,16 @@ val run(const val& config, const val& tensors, const val& request) {
     return guarded([&] {
         mha::RunOptions options;
         mha::Config c = checked_config(config, tensors, request, options);
-        const bool explicit_weights = c.weights.has_value();
-        // The caller holds explicit weights already; only seeded ones cross back.
-        return trace_to_js(mha::forward(std::move(c), options), !explicit_weights);
+        // The caller holds explicit weights already; seeded ones cross when asked for.
+        return trace_to_js(mha::forward(std::move(c), options), false);
+    });
+}
+
+// The seeded weights a run of this config uses (engine.js asks when a caller reads run.weights).
+val seeded_weights(const val& config) {
+    return guarded([&] {
+        const mha::Config c = config_from_tape(config);
+        return weights_to_js(mha::resolve_weights(c, mha::validate_sizes(c)));
     });
 }
 
@@ -261,6 +260,15 @@ val matmul(const val& a, const val& b, const val& M_value, const val& K_value, c
     });
 }
 
+// The ids of the engine's catalogue, in order: a run's steps name their entry by its index, so JS
+// checks once that its catalogue module is the same table.
+val step_ids() {
+    val ids = val::array();
+    const auto& entries = mha::catalogue();
+    for (std::size_t i = 0; i < entries.size(); ++i) ids.set(i, std::string(entries[i].id));
+    return ids;
+}
+
 // The order of a run's summary numbers (trace_to_js), which JS reads once.
 val summary_layout() {
     val names = val::array();
@@ -281,7 +289,7 @@ val memory_to_js(const mha::MemoryNeed& m) {
 // The sizes are checked, the memory cap is not: the page draws configs far above it.
 val memory_model(const val& config) {
     return guarded([&] {
-        const mha::Config c = config_from_js(config);
+        const mha::Config c = config_from_tape(config);
         val model = val::object();
         model.set("naive", memory_to_js(mha::memory_need_of(c, mha::Algorithm::naive)));
         model.set("tiled", memory_to_js(mha::memory_need_of(c, mha::Algorithm::tiled)));
@@ -312,11 +320,13 @@ val trace_as_js(const mha::Trace& trace, bool with_weights) { return trace_to_js
 
 EMSCRIPTEN_BINDINGS(mha_lens) {
     emscripten::function("run", &run);
+    emscripten::function("seededWeights", &seeded_weights);
     emscripten::function("validate", &validate);
     emscripten::function("fromTorch", &from_torch);
     emscripten::function("fromLinear", &from_linear);
     emscripten::function("matmul", &matmul);
     emscripten::function("summaryLayout", &summary_layout);
+    emscripten::function("stepIds", &step_ids);
     emscripten::function("messageTable", &message_table);
     emscripten::function("memoryModel", &memory_model);
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,138 @@ private:
     bool hole_;
 };
 
+// A config as web/src/engine/config-tape.js writes it: one Float64Array of value kinds, numbers
+// and UTF-16 text, read in one crossing, the same way JsValue reads the object (read_config
+// cannot tell them apart).
+enum Tape { t_null, t_missing, t_boolean, t_number, t_special, t_string, t_array, t_object, t_shallow_array, t_other };
+
+struct TapeNode {
+    int tag = t_null;
+    double number = 0;
+    std::string text;                // a string, or a number's digits as JS writes them ("" for a whole number)
+    std::size_t length = 0;          // an array's length
+    std::vector<std::size_t> items;  // an array's elements, or an object's values
+    std::vector<std::string> keys;   // an object's keys, with the items they hold
+    std::vector<bool> unreadable;    // a key with a lone surrogate, written as JSON escapes it
+};
+
+class TapeValue {
+public:
+    explicit TapeValue(std::shared_ptr<const std::vector<TapeNode>> nodes, std::size_t at = 0) : nodes_(std::move(nodes)), at_(at) {}
+
+    mha::ValueKind kind() const {
+        switch (node().tag) {
+            case t_missing: return mha::ValueKind::missing;
+            case t_boolean: return mha::ValueKind::boolean;
+            case t_number: return mha::ValueKind::number;
+            case t_string: return mha::ValueKind::string;
+            case t_array:
+            case t_shallow_array: return mha::ValueKind::array;
+            case t_object: return mha::ValueKind::object;
+            case t_null: return mha::ValueKind::null;
+            default: return mha::ValueKind::other;
+        }
+    }
+    std::optional<std::string> special_number() const {
+        if (node().tag != t_special) return std::nullopt;
+        const double n = node().number;
+        return std::isnan(n) ? "NaN" : n > 0 ? "Infinity" : "-Infinity";
+    }
+    bool boolean() const { return node().number != 0; }
+    double number() const { return node().number; }
+    std::optional<std::int64_t> integer() const {
+        const double n = number();
+        if (std::floor(n) != n || !(std::fabs(n) < 9223372036854775808.0)) return std::nullopt;
+        return static_cast<std::int64_t>(n);
+    }
+    std::string string() const { return node().text; }
+    std::string text() const {
+        if (node().tag == t_number && node().text.empty()) return std::to_string(static_cast<std::int64_t>(node().number));
+        return node().text;
+    }
+    std::size_t size() const { return node().tag == t_object ? node().keys.size() : node().length; }
+    TapeValue at(std::size_t i) const {
+        if (node().tag != t_array) throw std::logic_error("the config tape holds no elements this deep");
+        return TapeValue(nodes_, node().items.at(i));
+    }
+    std::vector<std::string> keys() const {
+        const TapeNode& n = node();
+        for (std::size_t i = 0; i < n.keys.size(); ++i)
+            if (n.unreadable[i])
+                throw mha::MhaError("config", "unknown_key.unnamed", {{"key", n.keys[i]}, {"known", mha::config_reader::known_key_list()}});
+        std::vector<std::string> held = n.keys;
+        std::sort(held.begin(), held.end());  // config_from_json's order (a std::map's): the same first error
+        return held;
+    }
+    bool has(const char* key) const { return find(key) != nullptr; }
+    TapeValue get(const char* key) const {
+        const std::size_t* item = find(key);
+        return item ? TapeValue(nodes_, *item) : TapeValue(nodes_, 0).null_value();
+    }
+
+private:
+    const TapeNode& node() const { return (*nodes_)[at_]; }
+    const std::size_t* find(const char* key) const {
+        const TapeNode& n = node();
+        for (std::size_t i = 0; i < n.keys.size(); ++i)
+            if (!n.unreadable[i] && n.keys[i] == key) return &n.items[i];
+        return nullptr;
+    }
+    // A key the object does not have reads as null, as JsValue reads an absent key.
+    TapeValue null_value() const { return TapeValue(nodes_, nodes_->size() - 1); }
+
+    std::shared_ptr<const std::vector<TapeNode>> nodes_;
+    std::size_t at_;
+};
+
+// UTF-16 code units as UTF-8 (the tape's text has no lone surrogates: they come escaped).
+std::string utf8(const std::vector<double>& tape, std::size_t& at) {
+    const std::size_t n = static_cast<std::size_t>(tape.at(at++));
+    std::string out;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::uint32_t c = static_cast<std::uint32_t>(tape.at(at++));
+        if (c >= 0xD800 && c < 0xDC00 && i + 1 < n) {
+            c = 0x10000 + ((c - 0xD800) << 10) + (static_cast<std::uint32_t>(tape.at(at++)) - 0xDC00);
+            ++i;
+        }
+        if (c < 0x80) out += static_cast<char>(c);
+        else if (c < 0x800) out += {static_cast<char>(0xC0 | (c >> 6)), static_cast<char>(0x80 | (c & 0x3F))};
+        else if (c < 0x10000) out += {static_cast<char>(0xE0 | (c >> 12)), static_cast<char>(0x80 | ((c >> 6) & 0x3F)), static_cast<char>(0x80 | (c & 0x3F))};
+        else out += {static_cast<char>(0xF0 | (c >> 18)), static_cast<char>(0x80 | ((c >> 12) & 0x3F)), static_cast<char>(0x80 | ((c >> 6) & 0x3F)), static_cast<char>(0x80 | (c & 0x3F))};
+    }
+    return out;
+}
+
+std::size_t parse_tape(const std::vector<double>& tape, std::size_t& at, std::vector<TapeNode>& nodes) {
+    const std::size_t index = nodes.size();
+    nodes.emplace_back();
+    TapeNode node;
+    node.tag = static_cast<int>(tape.at(at++));
+    switch (node.tag) {
+        case t_boolean:
+        case t_special: node.number = tape.at(at++); break;
+        case t_number: node.number = tape.at(at++); node.text = utf8(tape, at); break;
+        case t_string: node.text = utf8(tape, at); break;
+        case t_shallow_array: node.length = static_cast<std::size_t>(tape.at(at++)); break;
+        case t_array:
+            node.length = static_cast<std::size_t>(tape.at(at++));
+            for (std::size_t i = 0; i < node.length; ++i) node.items.push_back(parse_tape(tape, at, nodes));
+            break;
+        case t_object: {
+            const std::size_t count = static_cast<std::size_t>(tape.at(at++));
+            for (std::size_t i = 0; i < count; ++i) {
+                node.unreadable.push_back(tape.at(at++) != 0);
+                node.keys.push_back(utf8(tape, at));
+                node.items.push_back(parse_tape(tape, at, nodes));
+            }
+            break;
+        }
+        default: break;
+    }
+    nodes[index] = std::move(node);
+    return index;
+}
+
 bool is_number_array(const val& tensor) {
     if (!val::global("ArrayBuffer").call<bool>("isView", tensor) || tensor.instanceof(val::global("DataView"))) return false;
     const std::string name = tensor["constructor"]["name"].as<std::string>();
@@ -102,6 +235,16 @@ bool is_number_array(const val& tensor) {
 }  // namespace
 
 mha::Config config_from_js(const val& config) { return mha::read_config(JsValue(config)); }
+
+mha::Config config_from_tape(const val& tape) {
+    std::vector<double> numbers(tape["length"].as<std::size_t>());
+    val(emscripten::typed_memory_view(numbers.size(), numbers.data())).call<void>("set", tape);
+    auto nodes = std::make_shared<std::vector<TapeNode>>();
+    std::size_t at = 0;
+    parse_tape(numbers, at, *nodes);
+    nodes->emplace_back();  // the null an absent key reads as
+    return mha::read_config(TapeValue(nodes));
+}
 
 std::uint64_t tensor_length_of(const std::string& field, const val& tensor) {
     if (val::global("Array").call<bool>("isArray", tensor) || is_number_array(tensor)) return tensor["length"].as<double>();

@@ -13,6 +13,10 @@
 /// @throws mha::MhaError naming the field at fault, as config_from_json does for JSON text.
 mha::Config config_from_js(const emscripten::val& config);
 
+/// @brief The same from the config as web/src/engine/config-tape.js writes it: one Float64Array,
+///        read in one crossing.
+mha::Config config_from_tape(const emscripten::val& tape);
+
 /// @brief The length of a tensor as JS holds it (an Array or a numeric typed array), read without
 ///        touching its values; throws MhaError(bad_type.tensor) for anything else.
 std::uint64_t tensor_length_of(const std::string& field, const emscripten::val& tensor);

@@ -1,6 +1,7 @@
 #include "mha/catalogue.hpp"
 
 #include <cmath>
+#include <algorithm>
 
 namespace mha {
 
@@ -22,9 +23,15 @@ const char* pass_name(Pass pass) {
 }
 
 const StepSpec* find_step(std::string_view id) {
-    for (const StepSpec& step : catalogue())
-        if (id == step.id) return &step;
-    return nullptr;
+    // Every snapshot looks its entry up: by ids sorted once, not a scan of the catalogue.
+    static const std::vector<const StepSpec*> by_id = [] {
+        std::vector<const StepSpec*> sorted;
+        for (const StepSpec& step : catalogue()) sorted.push_back(&step);
+        std::sort(sorted.begin(), sorted.end(), [](const StepSpec* a, const StepSpec* b) { return std::string_view(a->id) < b->id; });
+        return sorted;
+    }();
+    const auto found = std::lower_bound(by_id.begin(), by_id.end(), id, [](const StepSpec* step, std::string_view key) { return step->id < key; });
+    return found != by_id.end() && (*found)->id == id ? *found : nullptr;
 }
 
 const char* slice_name(Slice slice) {
@@ -48,11 +55,11 @@ bool appears(const StepSpec& step, const Dims& d) {
     return false;
 }
 
-std::string step_op(const StepSpec& step, const Dims& d) {
+std::string_view step_op(const StepSpec& step, const Dims& d) {
     const std::string_view op = step.op;
     // "{group_op:matmul}": a sum over each group under GQA/MQA, else the op named.
-    if (op.rfind("{group_op:", 0) == 0) return d.Hkv < d.H ? "sum" : std::string(op.substr(10, op.size() - 11));
-    return std::string(op);
+    if (op.rfind("{group_op:", 0) == 0) return d.Hkv < d.H ? std::string_view("sum") : op.substr(10, op.size() - 11);
+    return op;
 }
 
 bool is_scores_sized(std::string_view id) {
@@ -72,24 +79,22 @@ std::vector<std::string_view> split_axes(std::string_view axes) {
     return symbols;
 }
 
-std::size_t size_of(std::string_view symbol, const Dims& d) {
-    if (symbol == "B") return d.B;
-    if (symbol == "T" || symbol == "Tq") return d.T;
-    if (symbol == "Tk") return d.Tk;
-    if (symbol == "C") return d.C;
-    if (symbol == "H") return d.H;
-    if (symbol == "Hkv") return d.Hkv;
-    if (symbol == "D") return d.D;
-    if (symbol == "H·D") return d.H * d.D;
-    if (symbol == "Hkv·D") return d.Hkv * d.D;
-    if (symbol == "1") return 1;
-    if (symbol == "B·T" || symbol == "B·Tq") return d.B * d.T;  // every token of the batch, as a weight's gradient sums them
-    if (symbol == "B·Tk") return d.B * d.Tk;
-    if (symbol == "Bq") return d.Bq;
-    if (symbol == "Bk") return d.Bk;
-    if (symbol == "Nq") return d.Nq();
-    if (symbol == "Nk") return d.Nk();
-    if (symbol == "t" || symbol == "t+1") return d.T;  // a whole run: every step t, the full cache
+std::size_t size_of(Axis axis, const Dims& d) {
+    switch (axis) {
+        case Axis::B: return d.B;
+        case Axis::T:
+        case Axis::Tq: return d.T;
+        case Axis::Tk: return d.Tk;
+        case Axis::C: return d.C;
+        case Axis::H: return d.H;
+        case Axis::Hkv: return d.Hkv;
+        case Axis::D: return d.D;
+        case Axis::HD: return d.H * d.D;
+        case Axis::HkvD: return d.Hkv * d.D;
+        case Axis::Nk: return d.Nk();
+        case Axis::t:
+        case Axis::t1: return d.T;  // a whole run: every step t, the full cache
+    }
     return 0;
 }
 
@@ -115,14 +120,14 @@ std::vector<std::string> axis_names(const StepSpec& step, const Dims& d) {
 }
 
 std::vector<std::size_t> step_shape(const StepSpec& step, const Dims& d) {
-    std::vector<std::size_t> shape;
-    for (const std::string_view symbol : split_axes(step.axes)) shape.push_back(size_of(symbol, d));
+    std::vector<std::size_t> shape(step.rank);
+    for (std::size_t i = 0; i < step.rank; ++i) shape[i] = size_of(step.axis[i], d);
     return shape;
 }
 
 std::uint64_t step_numel(const StepSpec& step, const Dims& d) {
     std::uint64_t n = 1;
-    for (const std::size_t extent : step_shape(step, d)) n *= extent;
+    for (std::size_t i = 0; i < step.rank; ++i) n *= size_of(step.axis[i], d);
     return n;
 }
 
@@ -193,7 +198,7 @@ double step_flops(const StepSpec& step, const Dims& d) {
 }
 
 bool changes_values(const StepSpec& step, const Dims& d, bool masks_a_key) {
-    const std::string op = step_op(step, d);
+    const std::string_view op = step_op(step, d);
     if (op == "input" || op == "reshape" || op == "transpose" || op == "repeat" || op == "merge" || op == "append") return false;
     if (op == "scale") return d.D != 1;  // a scale by 1/√1 leaves every value alone
     // Backward through the mask: the softmax's backward already gave masked keys a gradient of 0.

@@ -14,11 +14,14 @@ Recorder::Recorder(Trace& trace, const Config& config, const RunOptions& options
     // Every value the run keeps, at once: a pass writes into its steps' buffers while it runs, so
     // the one buffer they live in must never move. One head asked for is [1, 1, …] of [B, H, …];
     // a decoding step asked for as it was at step t is no larger than the whole step.
-    std::size_t capacity = 0;
-    if (values_)
-        for (const StepSpec& step : catalogue())
-            if (records(step.id)) capacity += step_numel(step, dims_) / (head_request() ? dims_.B * dims_.H : 1);
+    std::size_t capacity = 0, steps = 0;
+    for (const StepSpec& step : catalogue())
+        if (only_ ? only_->id == step.id : all_ && appears(step, dims_)) {
+            ++steps;
+            if (values_) capacity += step_numel(step, dims_) / (head_request() ? dims_.B * dims_.H : 1);
+        }
     trace_.values->reserve(capacity);
+    trace_.steps.reserve(steps);
 }
 
 bool Recorder::records(std::string_view id) const {
@@ -93,7 +96,7 @@ float* Recorder::take(std::size_t count, float fill) {
 
 Snapshot& Recorder::begin(const char* id, shape_t shape) {
     Snapshot& s = trace_.steps.emplace_back();
-    s.id = id;
+    s.id = find_step(id)->id;  // the catalogue's own text, which lives as long as the program
     s.shape = std::move(shape);
     s.numel = 1;
     for (const std::size_t extent : s.shape) s.numel *= extent;
@@ -104,7 +107,7 @@ Snapshot& Recorder::begin(const char* id, shape_t shape) {
 void Recorder::finish(Snapshot& s) {
     const StepSpec& spec = *find_step(s.id);  // every id the pass records is in the catalogue
     s.op = step_op(spec, dims_);
-    s.axes = axis_names(spec, dims_);
+    s.grouped = dims_.Hkv < dims_.H;
     s.flops = step_flops(spec, dims_);
     s.changes_values = changes_values(spec, dims_, masks_a_key_);
     if (only_ && only_->id == s.id) done_ = true;

@@ -8,6 +8,10 @@ import assert from 'node:assert/strict';
 
 import { formatCount, formatValue } from '../../web/src/logic/format.js';
 import { STRINGS, translator } from '../../web/src/text/translate.js';
+import { STEPS } from '../../web/src/catalogue/catalogue.js';
+
+// A step's title in a language, as the catalogue has it.
+const stepTitleIn = (id, lang) => STEPS.find((step) => step.id === id).title[lang];
 import { ARTIFACTS, TIMEOUT, deep, launch, openPage } from './harness.js';
 
 let env;
@@ -113,7 +117,7 @@ test('the walkthrough walks the tiled and the decoding passes step by step, each
       await page.evaluate((id) => { document.querySelector('mha-walkthrough').stepId = id; }, id);
       const h3 = page.locator(`mha-walkthrough h3[data-step="${id}"]`);
       await h3.waitFor();
-      assert.equal(await h3.textContent(), `${i + 1}. ${STRINGS.en[`step.${id}`]}`);
+      assert.equal(await h3.textContent(), `${i + 1}. ${stepTitleIn(id, 'en')}`);
       assert.ok(await page.locator('mha-walkthrough .formula math').count() > 0, `${id}: the formula is rendered MathML, not LaTeX text`);
     }
   }

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
         for (const auto& named : seeded_configs()) {
             const mha::Trace trace = mha::forward(named.config);
             for (const auto& step : trace.steps)
-                std::printf("%s %s %08x\n", named.name, step.id.c_str(), ref::checksum(step.data));
+                std::printf("%s %.*s %08x\n", named.name, static_cast<int>(step.id.size()), step.id.data(), ref::checksum(step.data));
         }
         return 0;
     }
@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
             named.config.d_output = std::move(d_output);
             const mha::Trace trace = mha::forward(named.config);
             for (const auto& step : trace.steps)
-                if (step.id.rfind("d_", 0) == 0) std::printf("%s %s %08x\n", named.name, step.id.c_str(), ref::checksum(step.data));
+                if (step.id.rfind("d_", 0) == 0) std::printf("%s %.*s %08x\n", named.name, static_cast<int>(step.id.size()), step.id.data(), ref::checksum(step.data));
         }
         return 0;
     }

@@ -139,7 +139,7 @@ TEST_CASE("a run with dOutput records the forward steps, then the catalogue's ba
             if (spec.pass == mha::Pass::backward && mha::find_step(s.id.substr(2))) {
                 const mha::Snapshot& forward_step = t.step(s.id.substr(2) == "output" ? "output" : s.id.substr(2));
                 CHECK(s.shape == forward_step.shape);
-                CHECK(s.axes == forward_step.axes);
+                CHECK(s.axes() == forward_step.axes());
             }
         }
         // Without dOutput, no backward step.

@@ -128,7 +128,7 @@ TEST_CASE("incremental: each step's tensors as they were at step t, the cache gr
         const mha::Snapshot cache = at_step(c, "cache_k", t).steps.at(0);
         CHECK(cache.id == "cache_k");
         CHECK(cache.shape == std::vector<std::size_t>{2, 2, n, 3});
-        CHECK(cache.axes == std::vector<std::string>{"B", "Hkv", "t+1", "D"});
+        CHECK(cache.axes() == std::vector<std::string>{"B", "Hkv", "t+1", "D"});
         CHECK(cache.bytes == 2 * 2 * n * 3 * sizeof(float));
         // Rows 0 … t of K, per (batch row, K/V head).
         for (std::size_t bg = 0; bg < 4; ++bg)
@@ -161,7 +161,7 @@ TEST_CASE("incremental: the step list, shapes and axes come from the catalogue")
     for (const mha::StepSpec& s : mha::catalogue())
         if (mha::appears(s, t.dims)) expected.push_back(s.id);
     for (const mha::Snapshot& s : t.steps) {
-        ids.push_back(s.id);
+        ids.emplace_back(s.id);
         INFO(s.id);
         CHECK(s.shape == mha::step_shape(*mha::find_step(s.id), t.dims));
         CHECK(s.data.size() == s.numel);
@@ -169,7 +169,7 @@ TEST_CASE("incremental: the step list, shapes and axes come from the catalogue")
     CHECK(ids == expected);
     CHECK(ids == std::vector<std::string>{"x", "decode_q", "decode_k", "decode_v", "cache_k", "cache_v", "decode_scores", "decode_weights",
                                           "decode_context", "decode_output"});
-    CHECK(t.step("decode_scores").axes == std::vector<std::string>{"B", "H", "t", "t+1"});
+    CHECK(t.step("decode_scores").axes() == std::vector<std::string>{"B", "H", "t", "t+1"});
     CHECK(t.step("cache_k").changes_values == false);
 }
 

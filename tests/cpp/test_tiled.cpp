@@ -254,11 +254,11 @@ TEST_CASE("tiled: the step list, shapes and axes come from the catalogue") {
         if (mha::appears(s, t.dims)) expected.push_back(s.id);
     std::vector<std::string> ids;
     for (const mha::Snapshot& s : t.steps) {
-        ids.push_back(s.id);
+        ids.emplace_back(s.id);
         INFO(s.id);
         CHECK(s.shape == mha::step_shape(*mha::find_step(s.id), t.dims));
         CHECK(s.data.size() == s.numel);
-        CHECK(s.axes.size() == s.shape.size());
+        CHECK(s.axes().size() == s.shape.size());
     }
     CHECK(ids == expected);
     CHECK(ids == std::vector<std::string>{"x", "source", "q", "k", "v", "q_split", "k_split", "v_split", "q_heads", "k_heads", "v_heads",
@@ -266,7 +266,7 @@ TEST_CASE("tiled: the step list, shapes and axes come from the catalogue") {
                                           "tile_sum", "tile_output", "tile_context", "context_t", "concat", "output"});
     CHECK(t.step("tile_scores").shape == std::vector<std::size_t>{2, 3, 5, 7});
     CHECK(t.step("tile_max").shape == std::vector<std::size_t>{2, 3, 5, 3});  // Nk = ⌈7/3⌉
-    CHECK(t.step("tile_max").axes == std::vector<std::string>{"B", "H", "Tq", "Nk"});
+    CHECK(t.step("tile_max").axes() == std::vector<std::string>{"B", "H", "Tq", "Nk"});
     CHECK(t.step("tile_output").shape == std::vector<std::size_t>{2, 3, 5, 3, 4});
     CHECK(t.tiles.total == 2 * 3 * 3 * 3);
 }

@@ -1,12 +1,18 @@
-// The engine's step catalogue (cpp/src/catalogue.cpp, as engine.catalogue) is the one source of
-// what each step is. Everything else that names steps is checked against it here: the page's
-// titles in both languages, the .d.ts step ids, axes and ops, the generated step tables of the
-// README and web/docs/algorithms.md, and the steps the shape chain names.
+// The step catalogue (cpp/data/steps.json) is the one source of what each step is. Here: every
+// output generated from it is what scripts/generate.js writes (the JS module, its .d.ts, the
+// docs' step tables), the engine's own table is the same one, its entries are consistent, the
+// page has words for every op and axis, and runs hold exactly its steps, titled by it.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { before, test } from 'node:test';
 
-import { STRINGS, translator } from '../../web/src/text/translate.js';
+import { committedOutputs } from '../../scripts/generate.js';
+import { STEPS } from '../../web/src/catalogue/catalogue.js';
+import { titleOf } from '../../web/src/catalogue/step-text.js';
+import { EN } from '../../web/src/text/en.js';
+import { ZH } from '../../web/src/text/zh.js';
+import { translator } from '../../web/src/text/translate.js';
 import { chainSteps, headSharing, stepTitle } from '../../web/src/catalogue/steps.js';
 import { NAMED_IN_CHAIN } from '../../web/src/logic/format.js';
 import { CONFIGS, getTestEngine } from './engine-helper.js';
@@ -15,8 +21,26 @@ import { ROOT } from './helpers.js';
 let catalogue;
 let ids;
 before(async () => {
-  catalogue = (await getTestEngine()).catalogue;
+  catalogue = STEPS;
   ids = catalogue.map((step) => step.id);
+});
+
+test('every output generated from cpp/data/ is what scripts/generate.js writes', () => {
+  for (const [file, content] of Object.entries(committedOutputs())) {
+    assert.equal(readFileSync(`${ROOT}${file}`, 'utf8'), content, `${file} is stale: run node scripts/generate.js`);
+  }
+  // --check says so too, for a shell (or a build) to ask.
+  execFileSync(process.execPath, [`${ROOT}scripts/generate.js`, '--check']);
+});
+
+test('the engine\'s step table is the catalogue module\'s, and engine.catalogue gives it', async () => {
+  const engine = await getTestEngine();
+  assert.deepEqual(engine.catalogue.map((step) => step.id), ids);
+  for (const [i, step] of engine.catalogue.entries()) {
+    assert.equal(step.title, STEPS[i].title.en);
+    assert.deepEqual(step.titles, STEPS[i].title);
+  }
+  // The engine refuses a .wasm whose table is not this one (tests/js/wasm-load.test.js loads one).
 });
 
 // The names a union type of the .d.ts lists, in its order.
@@ -55,14 +79,15 @@ test('the catalogue is a list of steps with unique ids, each reading a step befo
   }
 });
 
-test('every step has a title in English and Chinese, and no title names a step the catalogue lacks', () => {
-  for (const lang of ['en', 'zh']) {
-    const titled = Object.keys(STRINGS[lang]).filter((key) => key.startsWith('step.')).map((key) => key.slice('step.'.length));
-    assert.deepEqual(ids.filter((id) => !titled.includes(id)), [], `${lang}: catalogue ids without step.<id>`);
-    assert.deepEqual(titled.filter((id) => !ids.includes(id)), [], `${lang}: step.<id> for no catalogue id`);
+test('every step has a title in English and Chinese, and the page keeps no copy of them', () => {
+  for (const step of catalogue) {
+    assert.ok(step.title.en.length > 0 && step.title.zh.length > 0, step.id);
+    assert.match(step.title.zh, /[\u4e00-\u9fff]/u, `${step.id}: a Chinese title`);
   }
-  // The page's English title is the catalogue's, at most with the run's head sharing after it.
-  for (const step of catalogue) assert.ok(STRINGS.en[`step.${step.id}`].startsWith(step.title), `${step.id}: "${STRINGS.en[`step.${step.id}`]}" vs "${step.title}"`);
+  for (const lang of ['en', 'zh']) {
+    const keys = Object.keys(lang === 'en' ? EN : ZH).filter((key) => key.startsWith('step.'));
+    assert.deepEqual(keys, [], `${lang}: step titles belong to the catalogue`);
+  }
 });
 
 test('every op and axis of the catalogue has words in both languages', () => {
@@ -75,13 +100,16 @@ test('every op and axis of the catalogue has words in both languages', () => {
   }
 });
 
-test('the .d.ts lists exactly the catalogue\'s step ids, ops and axes', () => {
-  const file = 'web/src/engine/engine.d.ts';
+test('the .d.ts unions are the generated ones: exactly the catalogue\'s step ids, ops, axes and passes', () => {
+  const file = 'web/src/catalogue/catalogue.d.ts';
   assert.deepEqual(unionOf(file, 'StepId'), ids);
   assert.deepEqual(new Set(unionOf(file, 'StepOp')), new Set(catalogue.flatMap(opsOf)));
   assert.deepEqual(new Set(unionOf(file, 'AxisName')), new Set(catalogue.flatMap((step) => symbols(step.axes))));
   assert.deepEqual(new Set(unionOf(file, 'Pass')), new Set(['forward', 'backward', 'tiled', 'incremental']));
-  for (const step of catalogue) assert.ok(unionOf(file, 'Pass').includes(step.pass), step.pass);
+  // The API's types take them from there.
+  const api = readFileSync(`${ROOT}web/src/engine/engine.d.ts`, 'utf8');
+  assert.match(api, /from '\.\.\/catalogue\/catalogue\.js'/);
+  assert.doesNotMatch(api, /export type StepId =/);
 });
 
 // The step tables of the docs are generated from the catalogue and sit between markers:
@@ -175,7 +203,8 @@ test('a run\'s steps are catalogue steps in catalogue order, with its input, tit
     for (const step of run.steps) {
       const entry = catalogue[ids.indexOf(step.id)];
       assert.ok(opsOf(entry).includes(step.op), `${step.id}: ${step.op}`);
-      assert.equal(step.title, entry.title);
+      assert.equal(step.title, titleOf(entry, run.summary, 'en'));
+      assert.equal(step.titleIn('zh'), titleOf(entry, run.summary, 'zh'));
       assert.equal(typeof step.latex, 'string');
       assert.ok(step.input === '' ? entry.input === '' : run.steps.some((s) => s.id === step.input), `${step.id} reads ${step.input}`);
     }

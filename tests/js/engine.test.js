@@ -119,8 +119,14 @@ describe('the step contract', () => {
     assert.equal(buffer.byteLength, 0, 'the released buffer is detached');
     assert.equal(first.output.length, 0);
     assert.ok(first.steps.every((step) => step.data.length === 0));
-    assert.ok(Object.values(first.weights).every((w) => w.length === 0), 'seeded weights are the run\'s own');
     assert.throws(() => first.step('q'), { name: 'MhaError', code: 'released', message: /released/ });
+    // Seeded weights, made when first read, are the run's own too: read before release() they are emptied with it.
+    const second = engine.run({ ...config, seed: 1 });
+    const seeded = second.weights;
+    assert.equal(seeded.Wq.length, 16 * 16);
+    second.release();
+    assert.ok(Object.values(seeded).every((w) => w.length === 0), 'seeded weights are the run\'s own');
+    assert.throws(() => first.weights, { name: 'MhaError', code: 'released' });
     first.release();  // twice is harmless
     const weights = engine.run({ ...config, seed: 2 }).weights;
     const withWeights = engine.run({ ...config, weights });

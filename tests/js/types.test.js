@@ -45,7 +45,7 @@ function members(object, stopAt = Object.prototype) {
 }
 
 test('both declaration files parse as TypeScript', () => {
-  for (const file of ['web/src/engine/engine.d.ts', 'web/src/mha-lens.d.ts']) {
+  for (const file of ['web/src/engine/engine.d.ts', 'web/src/mha-lens.d.ts', 'web/src/catalogue/catalogue.d.ts']) {
     assert.doesNotThrow(() => transformSync(readFileSync(`${ROOT}${file}`, 'utf8'), { loader: 'ts' }), file);
   }
 });
@@ -63,9 +63,12 @@ test('the engine, a run, an error and a warning have exactly the members the .d.
   assert.deepEqual(members(engine), declared(ENGINE_DTS, 'interface', 'Engine'));
   const run = engine.run({ B: 1, T: 4, C: 8, H: 2, keyLengths: [0] });
   assert.deepEqual(members(run), declared(ENGINE_DTS, 'class', 'Run'));
-  assert.deepEqual(new Set(Object.keys(run.step('q'))), new Set([...declared(ENGINE_DTS, 'interface', 'Step')].filter((name) => name !== 'slice')));
+  assert.deepEqual(members(run.step('q')), new Set([...declared(ENGINE_DTS, 'class', 'Step')].filter((name) => name !== 'slice')));
   assert.ok('slice' in run.step('weights', { batch: 0, head: 0 }));
-  assert.deepEqual(new Set(Object.keys(engine.catalogue[0])), declared(ENGINE_DTS, 'interface', 'CatalogueEntry'));
+  assert.deepEqual(new Set(Object.keys(run.step('q').toJSON())), new Set([...declared(ENGINE_DTS, 'interface', 'StepObject')].filter((name) => name !== 'slice')));
+  // engine.catalogue: the generated CatalogueStep, with an English `title` and both `titles`.
+  const catalogueStep = declared(readFileSync(`${ROOT}web/src/catalogue/catalogue.d.ts`, 'utf8'), 'interface', 'CatalogueStep');
+  assert.deepEqual(new Set(Object.keys(engine.catalogue[0])), new Set([...catalogueStep, ...declared(ENGINE_DTS, 'interface', 'CatalogueEntry')]));
   assert.deepEqual(new Set(Object.keys(run.summary)), declared(ENGINE_DTS, 'interface', 'Summary'));
   let error;
   try { engine.run({ B: 1, T: 4, C: 10, H: 4 }); } catch (caught) { error = caught; }

@@ -33,6 +33,10 @@ enum class When {
 /// scores-sized and tiled steps), or {t} (a decoding step as it was at step t).
 enum class Slice { whole, head, t };
 
+/// An axis of a step, by its symbol: B, T, Tq, Tk, C, H, Hkv, D, H·D, Hkv·D, Nk (a tiled run's key
+/// blocks), t (one entry per decoding step) and t+1 (the KV cache's length).
+enum class Axis { B, T, Tq, Tk, C, H, Hkv, D, HD, HkvD, Nk, t, t1 };
+
 /// The bit of an algorithm in StepSpec::algorithms.
 constexpr unsigned algorithm_bit(Algorithm algorithm) { return 1u << static_cast<unsigned>(algorithm); }
 
@@ -45,8 +49,10 @@ struct StepSpec {
     unsigned algorithms;  ///< algorithm_bit of each algorithm whose runs record the step
     When when;
     Slice slice;
-    const char* op;    ///< input, projection, …; "{group_op:op}" is a sum over each group under GQA/MQA
-    const char* axes;  ///< axis symbols, comma-separated: B, T, Tq, Tk, C, H, Hkv, D, H·D, Hkv·D, Nk, t, t+1
+    const char* op;     ///< input, projection, …; "{group_op:op}" is a sum over each group under GQA/MQA
+    const char* axes;   ///< axis symbols, comma-separated: B, T, Tq, Tk, C, H, Hkv, D, H·D, Hkv·D, Nk, t, t+1
+    std::size_t rank;   ///< the axes, as …
+    Axis axis[5];       ///< … enumerators, the first `rank` of them
 };
 
 /// @brief Every step, in walkthrough order (cpp/data/steps.json).
@@ -61,7 +67,7 @@ bool appears(const StepSpec& step, const Dims& dims);
 
 /// @brief The step's operation in a run of these dims: a step written "{group_op:matmul}" sums
 ///        over each group of query heads under GQA/MQA ("sum"), and is the op named otherwise.
-std::string step_op(const StepSpec& step, const Dims& dims);
+std::string_view step_op(const StepSpec& step, const Dims& dims);
 
 /// @brief "head", "t" or "" (as the JS API names a step's slice).
 const char* slice_name(Slice slice);

@@ -48,10 +48,11 @@ private:
 /// ids are stable, and the step's words (title, formula, …) are its catalogue entry's, filled in
 /// for the run by web/src/catalogue/step-text.js.
 struct Snapshot {
-    std::string id;             ///< stable snake_case id: "x", "q", "scores", "weights", ...
-    std::string op;             ///< input, projection, reshape, transpose, repeat, matmul, scale, mask, softmax, merge
+    std::string_view id;        ///< stable snake_case id: "x", "q", "scores", "weights", ... (the catalogue's)
+    std::string_view op;        ///< input, projection, reshape, transpose, repeat, matmul, scale, mask, softmax, merge
     std::vector<std::size_t> shape;
-    std::vector<std::string> axes;        ///< one name per axis: B, T, Tq, Tk, C, H, Hkv, D, H·D, Hkv·D
+    /// One name per axis: B, T, Tq, Tk, C, H, Hkv, D, H·D, Hkv·D (Hkv reads H in plain MHA).
+    std::vector<std::string> axes() const;
     Values data;                          ///< values in row-major order of `shape` (empty when not kept)
     std::vector<std::ptrdiff_t> strides;  ///< as xtensor reports them for the produced tensor (elements)
     bool contiguous = true;               ///< row-major contiguous in its buffer (a transposed view is not)
@@ -59,6 +60,7 @@ struct Snapshot {
     std::size_t numel = 0;
     double flops = 0;                     ///< floating-point operations of this step
     std::uint64_t bytes = 0;              ///< bytes of the tensor this step produced (numel · 4)
+    bool grouped = false;                 ///< the run has fewer K/V heads than query heads (its axes say Hkv)
 };
 
 /// The gradients of a run given dOutput (backward.hpp): of its inputs and of every parameter.

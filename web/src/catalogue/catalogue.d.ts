@@ -46,5 +46,5 @@ export interface CatalogueStep {
   readonly operands: string;
 }
 
-export const PASSES: Readonly<Record<Pass, string>>;
-export const STEPS: readonly CatalogueStep[];
+export declare const PASSES: Readonly<Record<Pass, string>>;
+export declare const STEPS: readonly CatalogueStep[];

@@ -1,11 +1,16 @@
 // A step's shape formula as parts — shapes (axis symbols and their sizes), operators and words —
-// read from the engine's catalogue (each entry's `operands`, the template the engine fills in for
+// read from the catalogue (each entry's `operands`, the template step-text.js fills in for
 // `step.shapeFormula`). The page shows it twice: with numbers, in the reader's language
 // ("[2,2,4,4] @ [2,2,4,4] → [2,2,4,4]"), and with named axes ("[B,H,Tq,D] @ [B,H,D,Tk] →
 // [B,H,Tq,Tk]"), so equal sizes cannot hide which axis is which. tests/js/shape-formula.test.js
 // checks the English numbers against the engine's own shapeFormula. No DOM.
 
-// The operands' words, by the template text they stand for (the engine writes them in English).
+import { axisName, axisSize } from './step-text.js';
+import { entryOf } from './steps.js';
+
+export { axisSize };
+
+// The operands' words, by the template text they stand for (written in English in the catalogue).
 // Anything else between two shapes must be operators only (tests/js/shape-formula.test.js).
 const WORDS = {
   'softmax over Tk of ': 'formula.softmaxOverTk',
@@ -18,27 +23,12 @@ const WORDS = {
 };
 const OPERATORS = /^[\s\d@×+/√ᵀ−]*$/u;
 
-// The mask's own shape, broadcast over the scores, as cpp/src/catalogue.cpp's mask_operand names it.
+// The mask's own shape, broadcast over the scores, as step-text.js's maskOperand names it.
 const MASKS = {
   both: { key: 'formula.mask.both', axes: ['B', '1', 'Tq', 'Tk'] },
   causal: { key: 'formula.mask.causal', axes: ['Tq', 'Tk'] },
   padding: { key: 'formula.mask.padding', axes: ['B', '1', '1', 'Tk'] },
 };
-
-/** The size of an axis symbol in a run's summary ("H·D" is H times D; "1" is 1). */
-export function axisSize(symbol, summary) {
-  const { B, T, Tk, C, H, Hkv, D, tiles } = summary;
-  const sizes = {
-    B, T, Tq: T, Tk, C, H, Hkv, D, 'H·D': H * D, 'Hkv·D': Hkv * D, 1: 1,
-    'B·T': B * T, 'B·Tq': B * T, 'B·Tk': B * Tk, // the backward's weight gradients sum over these
-    Bq: tiles?.blockQ, Bk: tiles?.blockK, Nk: tiles?.keyBlocks, // a tiled run's tiles
-    t: T, 't+1': T, // a decoding step's axes, as long as the whole run
-  };
-  return sizes[symbol];
-}
-
-// Hkv reads H in plain MHA, where K and V have as many heads as Q (as the engine names axes).
-const axisName = (symbol, summary) => (summary.Hkv === summary.H ? symbol.replace(/^Hkv/, 'H') : symbol);
 
 const shape = (symbols, summary) => {
   const axes = symbols.map((symbol) => axisName(symbol, summary));
@@ -101,20 +91,13 @@ export function shapeFormulaText(parts, t, { symbols = false, D } = {}) {
   }).join('');
 }
 
-// The catalogue's operand templates by step id, once the page's engine has loaded.
-let OPERANDS = null;
-
-/** Keeps the engine's catalogue (engine.catalogue) for shapeFormulaOf. */
-export function rememberCatalogue(catalogue) {
-  if (!OPERANDS) OPERANDS = new Map(catalogue.map((entry) => [entry.id, entry.operands]));
-}
-
 /**
- * The parts of a run's step, or null (show the engine's own text) while no catalogue is known (a
- * run made elsewhere), for a template with per-run slots, or for an axis this run has no size for.
+ * The parts of a run's step, or null (show the engine's own text) for a template with per-run
+ * slots, or for an axis this run has no size for.
  */
 export function shapeFormulaOf(step, summary) {
-  if (!OPERANDS || !OPERANDS.has(step.id)) return null;
-  const parts = shapeFormulaParts(OPERANDS.get(step.id), step, summary);
+  const entry = entryOf(step.id);
+  if (!entry) return null;
+  const parts = shapeFormulaParts(entry.operands, step, summary);
   return parts && parts.every((part) => part.kind !== 'shape' || part.sizes.every((size) => size !== undefined)) ? parts : null;
 }

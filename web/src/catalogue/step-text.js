@@ -78,7 +78,10 @@ export const formulaOf = (entry, summary) => fill(entry.formula, summary, false)
 /** The entry's LaTeX for this run: "Q = XW_q + b_q". */
 export const latexOf = (entry, summary) => fill(entry.latex, summary, true);
 
-/** The size of an axis symbol in a run ("H·D" is H times D; "1" is 1; t and t+1 span a whole decoding run). */
+/**
+ * The size of an axis symbol in a run ("H·D" is H times D; "1" is 1; t and t+1 span a whole
+ * decoding run); undefined for a symbol the run has no size for (a tile's, outside a tiled run).
+ */
 export function axisSize(symbol, s) {
   const tiles = s.tiles ?? {};
   switch (symbol) {
@@ -94,11 +97,11 @@ export function axisSize(symbol, s) {
     case '1': return 1;
     case 'B·T': case 'B·Tq': return s.B * s.T;  // every token of the batch, as a weight's gradient sums them
     case 'B·Tk': return s.B * s.Tk;
-    case 'Bq': return tiles.blockQ ?? 0;
-    case 'Bk': return tiles.blockK ?? 0;
-    case 'Nq': return tiles.queryBlocks ?? 0;
-    case 'Nk': return tiles.keyBlocks ?? 0;
-    default: return 0;
+    case 'Bq': return tiles.blockQ;
+    case 'Bk': return tiles.blockK;
+    case 'Nq': return tiles.queryBlocks;
+    case 'Nk': return tiles.keyBlocks;
+    default: return undefined;
   }
 }
 
@@ -117,7 +120,7 @@ function maskOperand(s) {
   return padded(s) ? ' + padding mask [B,1,1,Tk]' : ' with no mask';
 }
 
-const shapeOfSymbols = (symbols, s) => `[${symbols.split(',').map((symbol) => axisSize(symbol, s)).join(',')}]`;
+const shapeOfSymbols = (symbols, s) => `[${symbols.split(',').map((symbol) => axisSize(symbol, s) ?? 0).join(',')}]`;
 
 /** "[2,4,8] @ [8,8] + [8] → [2,4,8]": the shapes that go in and the step's own, for this run; just the shape for an input. */
 export function shapeFormulaOf(entry, summary) {

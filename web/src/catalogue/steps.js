@@ -1,8 +1,13 @@
-// The walkthrough's steps as the page uses them, read from what the engine says about each one (a
-// run's step objects and engine.catalogue, both from cpp/src/catalogue.cpp): which step a step is
-// computed from, the query path the shape chain follows, the scores-sized steps a heatmap shows,
-// and a step's title in the reader's language. Nothing here lists a step's facts again; tests/js/
-// catalogue.test.js checks the page's words and docs against the catalogue. No DOM.
+// The walkthrough's steps as the page uses them, read from the catalogue (catalogue.js, generated
+// from cpp/data/steps.json) and a run's steps: which step a step is computed from, the query path
+// the shape chain follows, the scores-sized steps a heatmap shows, and a step's title in the
+// reader's language. Nothing here lists a step's facts again. No DOM.
+import { STEPS } from './catalogue.js';
+import { headSharing, titleOf } from './step-text.js';
+
+export { headSharing };
+
+const ENTRIES = new Map(STEPS.map((entry) => [entry.id, entry]));
 
 /** The step of `steps` that `step` is computed from (its `input`), or null for an input. */
 export function inputStep(step, steps) {
@@ -32,13 +37,11 @@ export function chainSteps(steps) {
 /** True for a step shaped [B, H, Tq, Tk]: scores, scaled, masked and weights. */
 export const isScoresSized = (step) => step.axes.join(',') === 'B,H,Tq,Tk';
 
-/** 'MHA' (as many K/V heads as query heads), 'MQA' (one K/V head) or 'GQA' (groups between). */
-export function headSharing({ H, Hkv }) {
-  if (Hkv === H) return 'MHA';
-  return Hkv === 1 ? 'MQA' : 'GQA';
-}
+/** The catalogue entry of a step id, or undefined. */
+export const entryOf = (id) => ENTRIES.get(id);
 
-/** A step's title in the language of `t`; a run's `summary` names its head sharing (GQA or MQA). */
+/** A step's title in the language of `t` (a translator); a run's `summary` names its head sharing (GQA or MQA). */
 export function stepTitle(t, id, summary) {
-  return t(`step.${id}`, { heads: headSharing(summary) });
+  const entry = ENTRIES.get(id);
+  return entry ? titleOf(entry, summary, t.lang) : id;
 }

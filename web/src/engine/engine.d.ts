@@ -77,91 +77,50 @@ export interface Weights<T = Float32Array> {
   bo?: T; // [C]
 }
 
-/** The walkthrough's steps, in catalogue order (cpp/src/catalogue.cpp). */
-export type StepId =
-  | 'x' | 'source' | 'q' | 'k' | 'v' | 'q_split' | 'k_split' | 'v_split' | 'q_heads' | 'k_heads' | 'v_heads'
-  | 'k_shared' | 'v_shared' | 'k_t' | 'scores' | 'scaled' | 'masked' | 'weights' | 'context'
-  // the tiled pass, in place of scores … context
-  | 'tile_scores' | 'tile_max' | 'tile_correction' | 'tile_probs' | 'tile_sum' | 'tile_output' | 'tile_context'
-  | 'context_t' | 'concat' | 'output'
-  // the backward pass (with dOutput), in this order
-  | 'd_output' | 'd_concat' | 'd_context_t' | 'd_context' | 'd_weights' | 'd_masked' | 'd_scaled' | 'd_scores'
-  | 'd_k_t' | 'd_v_shared' | 'd_k_shared' | 'd_v_heads' | 'd_k_heads' | 'd_q_heads' | 'd_v_split' | 'd_k_split'
-  | 'd_q_split' | 'd_v' | 'd_k' | 'd_q' | 'd_source' | 'd_x' | 'd_wq' | 'd_wk' | 'd_wv' | 'd_wo' | 'd_bq' | 'd_bk'
-  | 'd_bv' | 'd_bo'
-  // the incremental pass
-  | 'decode_q' | 'decode_k' | 'decode_v' | 'cache_k' | 'cache_v' | 'decode_scores' | 'decode_weights' | 'decode_context'
-  | 'decode_output';
-
-export type StepOp = 'input' | 'projection' | 'reshape' | 'transpose' | 'repeat' | 'matmul' | 'scale' | 'mask' | 'softmax' | 'merge' | 'sum'
-  // tiled and incremental
-  | 'max' | 'rescale' | 'exp' | 'divide' | 'append';
+// The step ids, ops, axis symbols and passes are generated from the catalogue (cpp/data/steps.json).
+import type { AxisName, CatalogueStep, Pass, StepId, StepOp } from '../catalogue/catalogue.js';
+export type { Algorithm, AxisName, CatalogueStep, Pass, StepId, StepOp } from '../catalogue/catalogue.js';
 
 /**
- * Nk: key blocks of a tiled run (⌈Tk/blockK⌉). t: one entry per decoding step (T in a whole run,
- * 1 in a {t} slice); t+1: the KV cache's length (T in a whole run, t+1 in a {t} slice).
+ * One entry of engine.catalogue: the catalogue's entry (its text fields are templates that a run's
+ * Step has filled in), with `title` its English title and `titles` both.
  */
-export type AxisName = 'B' | 'T' | 'Tq' | 'Tk' | 'C' | 'H' | 'Hkv' | 'D' | 'H·D' | 'Hkv·D' | 'Nk' | 't' | 't+1';
-
-/** Which way through attention a step belongs to (the forward pass only, so far). */
-export type Pass = 'forward' | 'backward' | 'tiled' | 'incremental';
-
-/**
- * One entry of the engine's step catalogue: what a step is, for every run. Its text fields are
- * templates the engine fills in per run (a run's Step has them filled): `{src}` is the sequence K
- * and V come from, `{k_heads}` the K heads the scores read, `{Hkv}` the K/V heads (H in plain
- * MHA), `{+bq}` a bias term, `{group}` H/Hkv.
- */
-export interface CatalogueEntry {
-  id: StepId;
-  pass: Pass;
-  /** The op, or a slot: "{group_op:matmul}" is a sum over each group under GQA/MQA, else matmul. */
-  op: StepOp | `{group_op:${StepOp}}`;
-  /** The step this one is computed from ("" for an input); may be a slot such as "{src}". */
-  input: string;
-  /** Axis symbols, comma-separated, e.g. "B,Tk,Hkv·D". */
-  axes: string;
-  /** English title; the page's titles in both languages are keyed by id (`step.<id>`). */
+export interface CatalogueEntry extends Omit<CatalogueStep, 'title'> {
+  /** English title; `titles` holds it in both languages. */
   title: string;
-  formula: string;
-  latex: string;
-  /**
-   * The shapes that go in, in axis symbols ("[B,H,Tq,D] @ [B,H,D,Tk]"): a step's `shapeFormula` is
-   * this with numbers. Slots: {+[H·D]} is " + [H·D]" with a bias, {D} the head width, {mask} the
-   * mask's shape ("" when the step has no operands: an input).
-   */
-  operands: string;
-  /** The step whose buffer this one views without copying, or "". */
-  viewOf: string;
-  /** When a step appears: always, in cross-attention only, under GQA/MQA only, or with a bias only. */
-  when: 'always' | 'cross' | 'grouped' | 'bias';
-  /** How run.step() may slice it: {batch, head}, {t}, or only whole. */
-  slice: 'head' | 't' | '';
+  titles: { en: string; zh: string };
 }
 
 /**
- * One step of the walkthrough and the tensor it produced. Its `shape`, `axes` and `strides` arrays
- * (and the summary's `keyLengths`) are frozen: runs of the same sizes and options share them.
+ * One step of the walkthrough and the tensor it produced: its numbers as fields, its words
+ * (title, op, input, viewOf, formula, latex, shapeFormula) made from its catalogue entry when
+ * read. `toJSON()` gives everything as one plain object. Its `axes` array is frozen (shared by
+ * runs of the same sizes).
  */
-export interface Step {
-  id: StepId;
-  /** Short English title (the catalogue's); web/src/text/en.js and zh.js have it as `step.<id>`. */
-  title: string;
-  op: StepOp;
+export class Step {
+  private constructor();
+  readonly id: StepId;
+  /** Short English title (the catalogue's). */
+  readonly title: string;
+  /** The title in 'en' or 'zh'. */
+  titleIn(lang: 'en' | 'zh'): string;
+  readonly op: StepOp;
   /** The id of the step this one is computed from in this run ("source" for K in cross-attention, …); "" for an input. */
-  input: StepId | '';
+  readonly input: StepId | '';
+  /** The step whose buffer this one views without copying in this run, or "". */
+  readonly viewOf: StepId | '';
   /** Symbolic formula, e.g. "Q = X·Wq + bq". */
-  formula: string;
+  readonly formula: string;
   /** The same formula in LaTeX, e.g. "Q = XW_q + b_q". */
-  latex: string;
+  readonly latex: string;
   /** The formula with this config's shapes, e.g. "[2,4,8] @ [8,8] + [8] → [2,4,8]". */
-  shapeFormula: string;
+  readonly shapeFormula: string;
   shape: readonly number[];
   axes: readonly AxisName[];
   /**
    * Values in row-major order of `shape`; masked scores are -Infinity. Owned by the run (never a
-   * view of the wasm heap); treat it as read-only. null in `run.steps` of a lazy run: ask
-   * `run.step(id)` for them.
+   * view of the wasm heap): a window of the one Float32Array the run's steps share; treat it as
+   * read-only. null in `run.steps` of a lazy run: ask `run.step(id)` for them.
    */
   data: Float32Array | null;
   /** Set on a step returned by `run.step(id, {batch, head})` or `run.step(id, {t})`: the slice its values are. */
@@ -180,6 +139,17 @@ export interface Step {
   flops: number;
   /** numel · 4 */
   bytes: number;
+  /** This step with other values (a slice of it, or all of them). */
+  withData(data: Float32Array, slice?: StepSlice | DecodingSlice): Step;
+  /** Every field, words included, as one plain object. */
+  toJSON(): StepObject;
+}
+
+/** A Step as a plain object (Step.toJSON()). */
+export interface StepObject {
+  id: StepId; title: string; op: StepOp; input: StepId | ''; viewOf: StepId | ''; formula: string; latex: string; shapeFormula: string;
+  shape: readonly number[]; axes: readonly AxisName[]; data: Float32Array | null; slice?: StepSlice | DecodingSlice;
+  strides: readonly number[]; contiguous: boolean; changesValues: boolean; numel: number; flops: number; bytes: number;
 }
 
 /** One batch row's head of a [B, H, …] step (scores-sized and tiled steps). */

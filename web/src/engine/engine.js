@@ -9,6 +9,7 @@
 // What crosses the boundary is defined by cpp/bindings/bindings.cpp: a config and its tensors go
 // in as JS values, a run comes back as plain objects, an error as {code, key, field, params}.
 import createMhaModule, { defaultWasmUrl } from '../../dist/mha_engine.mjs';
+import { configTape } from './config-tape.js';
 import { MhaError, MhaLoadError, MhaWarning } from './errors.js';
 import { fileReader } from './file-reader.js';
 import { decodeRun, Run, sliceOf, Step } from './run.js';
@@ -75,6 +76,12 @@ class Engine {
     this.#withTrainer = trainer;
   }
 
+  /** Whether the .wasm's step catalogue is this module's (a .wasm of another version is not). */
+  static matches(module) {
+    const ids = module.stepIds();
+    return ids.length === STEPS.length && STEPS.every((entry, i) => entry.id === ids[i]);
+  }
+
   /**
    * Every step the engine knows, in walkthrough order: { id, pass, algorithms, when, slice, op,
    * input, viewOf, axes, title, titles: { en, zh }, formula, latex, operands } (cpp/data/steps.json,
@@ -104,19 +111,22 @@ class Engine {
    */
   run(config) {
     let { rest, tensors } = splitConfig(config);
-    const run = this.#decode(this.#call('run', rest, tensors, undefined));
+    const tape = configTape(rest);
+    const run = this.#decode(this.#call('run', tape, tensors, undefined));
     const messages = this.#messages;
     const owned = run.buffers;
-    let { weights } = run;
-    if (!weights) {  // explicit: the caller's own, as Float32Arrays
+    let weights;
+    if (tensors.weights) {  // explicit: the caller's own, as Float32Arrays
       weights = {};
       for (const key of Object.keys(tensors.weights)) weights[key] = asFloat32(tensors.weights[key]);
+    } else {  // seeded: made again when a caller reads them
+      weights = () => this.#call('seededWeights', tape);
     }
     const trace = { steps: run.steps, summary: run.summary, warnings: run.warnings, output: run.output, weights, gradients: run.gradients };
     if (rest.snapshots !== 'lazy') return new Run(trace, { messages, owned });
     ({ rest, tensors } = ownCopy(rest, tensors));
     const fetch = (step, slice) => {
-      const { data } = this.#decode(this.#call('run', rest, tensors, { id: step.id, ...slice })).steps[0];
+      const { data } = this.#decode(this.#call('run', tape, tensors, { id: step.id, ...slice })).steps[0];
       return slice ? sliceOf(step, data, slice) : step.withData(data);
     };
     return new Run(trace, { fetch, messages, owned });
@@ -133,7 +143,7 @@ class Engine {
    */
   validate(config) {
     const { rest, tensors } = splitConfig(config);
-    this.#call('validate', rest, tensors);
+    this.#call('validate', configTape(rest), tensors);
   }
 
   /**
@@ -206,7 +216,7 @@ class Engine {
   memory(config) {
     const { rest, tensors } = splitConfig(config);
     if (tensors.kv != null && typeof rest === 'object' && rest !== null) rest.kv = [];  // cross-attention, as the config is
-    return this.#call('memoryModel', rest);
+    return this.#call('memoryModel', configTape(rest));
   }
 
   /**
@@ -232,7 +242,7 @@ class Engine {
       }
     }
     // The engine checks C, H and Hkv as it would for a run (divisibility, sizes); memory is no concern here.
-    this.#call('memoryModel', { B: 1, T: 1, C, H, Hkv });
+    this.#call('memoryModel', configTape({ B: 1, T: 1, C, H, Hkv }));
     return kvCacheTable(sizes);
   }
 
@@ -408,7 +418,10 @@ export async function createEngine({ wasmUrl, wasmBinary, wasmModule, trainer = 
     ({ url, module: compiledModule } = await compileEngine({ wasmUrl, trainer }));
   }
   const glue = trainer ? await importTrainerGlue(url ?? defaultTrainerWasmUrl()) : { default: createMhaModule };
-  return new Engine(await instantiate(glue.default, compiledModule), { trainer });
+  const module = await instantiate(glue.default, compiledModule);
+  // A .wasm of another version names its steps differently, and every run would be read wrong.
+  if (!Engine.matches(module)) throw new MhaLoadError('load.version', { url: url ?? 'wasmBinary' });
+  return new Engine(module, { trainer });
 }
 
 // The trainer's Emscripten glue, beside its .wasm; a glue that is not there is named like a .wasm

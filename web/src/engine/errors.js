@@ -91,6 +91,10 @@ export const LOAD_MESSAGES = {
     en: 'mha_engine.wasm could not be read from {url} ({detail}). Pass its place as createEngine({ wasmUrl }) or its bytes as wasmBinary.',
     zh: '无法从 {url} 读取 mha_engine.wasm（{detail}）。请用 createEngine({ wasmUrl }) 给出它的位置，或用 wasmBinary 给出它的字节。',
   },
+  'load.version': {
+    en: 'The .wasm at {url} is of another version of mha-lens than its JS (its steps differ). Copy mha_engine.wasm (or mha_trainer.wasm) and the JS from the same build, or clear a cache that kept an old one.',
+    zh: '{url} 处的 .wasm 与其 JS 不是同一版本的 mha-lens（步骤不一致）。请从同一次构建中复制 mha_engine.wasm（或 mha_trainer.wasm）和 JS，或清除保存了旧文件的缓存。',
+  },
   'load.glue': {
     en: 'The trainer\'s JS, mha_trainer.mjs, did not load from {url} ({detail}). It sits beside mha_trainer.wasm: copy both from the package (mha-lens/web/dist/), or say where the .wasm is with <meta name="mha-lens:trainer-wasm-url" content="…">.',
     zh: '训练器的 JS 文件 mha_trainer.mjs 无法从 {url} 加载（{detail}）。它和 mha_trainer.wasm 放在一起：请从包里（mha-lens/web/dist/）把两者都复制过去，或者用 <meta name="mha-lens:trainer-wasm-url" content="…"> 指明 .wasm 的位置。',

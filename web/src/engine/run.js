@@ -81,6 +81,8 @@ export function sliceOf(step, data, slice) {
 }
 
 const ALGORITHM_NAMES = ['naive', 'tiled', 'incremental'];
+// A tiled run's per-tile steps, which run.tile() reads (its context is not per tile).
+const TILED_STEPS = STEPS.filter((entry) => entry.pass === 'tiled' && entry.id !== 'tile_context').map((entry) => entry.id);
 // How run.step() may slice each step ('head', 't' or '').
 const SLICE_KINDS = new Map(STEPS.map((entry) => [entry.id, entry.slice]));
 
@@ -91,61 +93,81 @@ const SLICE_KINDS = new Map(STEPS.map((entry) => [entry.id, entry.slice]));
  * `buffers` are the arrays the run owns.
  */
 export function decodeRun(result, layout, messages) {
+  const numbers = result.numbers;
   const n = {};
-  for (let i = 0; i < layout.length; i++) n[layout[i]] = result.summary[i];
+  let at = 0;
+  for (; at < layout.length; at++) n[layout[at]] = numbers[at];
+  const list = () => {
+    const count = numbers[at++];
+    const items = new Array(count);
+    for (let i = 0; i < count; i++) items[i] = numbers[at++];
+    return items;
+  };
+  const keyLengths = list();
+  const skippedPerHead = list();
   const algorithm = ALGORITHM_NAMES[n.algorithm];
   const summary = {
     B: n.B, T: n.T, Tk: n.Tk, C: n.C, H: n.H, Hkv: n.Hkv, D: n.D,
-    bias: n.bias === 1, mask: n.causal === 1 ? 'causal' : 'none', keyLengths: result.keyLengths ? Array.from(result.keyLengths) : null,
+    bias: n.bias === 1, mask: n.causal === 1 ? 'causal' : 'none', keyLengths: keyLengths.length ? keyLengths : null,
     cross: n.cross === 1, parameterCount: n.parameterCount, kvCacheBytesPerToken: n.kvCacheBytesPerToken, flops: n.flops,
     snapshotBytes: n.snapshotBytes, algorithm,
     tiles: algorithm !== 'tiled' ? null : {
       blockQ: n.blockQ, blockK: n.blockK, queryBlocks: n.queryBlocks, keyBlocks: n.keyBlocks,
-      total: n.tilesTotal, computed: n.tilesComputed, skipped: n.tilesSkipped, skippedPerHead: Array.from(result.skippedPerHead),
+      total: n.tilesTotal, computed: n.tilesComputed, skipped: n.tilesSkipped, skippedPerHead,
     },
   };
-  const meta = result.steps;
   const { values } = result;
   const steps = [];
-  for (let at = 0; at < meta.length;) {
-    const index = meta[at++];
-    const rank = meta[at++];
+  while (at < numbers.length) {
+    const index = numbers[at++];
+    const rank = numbers[at++];
     const shape = new Array(rank);
     const strides = new Array(rank);
-    for (let i = 0; i < rank; i++) shape[i] = meta[at + i];
-    for (let i = 0; i < rank; i++) strides[i] = meta[at + rank + i];
+    for (let i = 0; i < rank; i++) shape[i] = numbers[at + i];
+    for (let i = 0; i < rank; i++) strides[i] = numbers[at + rank + i];
     at += 2 * rank;
-    const contiguous = meta[at++] === 1;
-    const changesValues = meta[at++] === 1;
-    const flops = meta[at++];
-    const offset = meta[at++];
-    const length = meta[at++];
+    const contiguous = numbers[at++] === 1;
+    const changesValues = numbers[at++] === 1;
+    const flops = numbers[at++];
+    const offset = numbers[at++];
+    const length = numbers[at++];
     steps.push(new Step(index, summary, { shape, strides, contiguous, changesValues, flops, data: length ? values.subarray(offset, offset + length) : null }));
   }
-  const warnings = (result.warnings ?? []).map((warning) => new MhaWarning(warning, messages));
-  const buffers = [values, result.output, ...Object.values(result.weights ?? {}), ...Object.values(result.gradients ?? {})];
+  const warnings = result.warnings ? result.warnings.map((warning) => new MhaWarning(warning, messages)) : [];
+  const buffers = [values, result.output];
+  if (result.gradients) buffers.push(...Object.values(result.gradients));
   return { summary, steps, output: result.output, warnings, weights: result.weights, gradients: result.gradients, buffers };
 }
-
-const TILED_STEPS = ['tile_scores', 'tile_max', 'tile_correction', 'tile_probs', 'tile_sum', 'tile_output'];
 
 /** One forward pass: its steps in walkthrough order and what it computed. */
 export class Run {
   #fetch;
   #messages;
   #owned;
+  #weights;
   #released = false;
+
+  /** The parameters used { Wq, Wk, Wv, Wo, bq, bk, bv, bo }: the caller's, or the seeded ones (made when first read). */
+  get weights() {
+    if (this.#released && typeof this.#weights === 'function') this.#fail('run', 'released', {});
+    if (typeof this.#weights === 'function') {
+      this.#weights = this.#weights();
+      if (!this.#released) this.#owned.push(...Object.values(this.#weights));
+    }
+    return this.#weights;
+  }
 
   /**
    * `fetch(step, slice)`: for a lazy run, asks the engine for a step's values (or one head's).
    * `owned`: the arrays this run made, which release() empties (never the caller's own tensors).
+   * `weights`: the parameters, or a function that gives them when first read (a seeded run's).
    */
   constructor({ steps, summary, warnings, output, weights, gradients }, { fetch = null, messages, owned = [] }) {
     this.steps = steps;
     this.summary = summary;
     this.warnings = warnings;
     this.output = output;
-    this.weights = weights;
+    this.#weights = weights;
     this.gradients = gradients ?? null;  // with dOutput only
     this.#fetch = fetch;
     this.#messages = messages;

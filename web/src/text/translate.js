@@ -16,8 +16,10 @@ export const languageOf = (tag) => (String(tag ?? '').toLowerCase().startsWith('
 export function translator(lang) {
   const table = STRINGS[lang] ?? EN;
   const lookup = (key) => table[key] ?? EN[key];
-  return (key, params) => {
+  const t = (key, params) => {
     const template = lookup(key);
     return template === undefined ? key : fillSlots(template, params, lookup);
   };
+  t.lang = STRINGS[lang] ? lang : 'en';
+  return t;
 }

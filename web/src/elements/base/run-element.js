@@ -5,7 +5,6 @@ import { MhaError } from '../../engine/engine.js';
 import { attributeProblems } from '../../logic/page/attribute-check.js';
 import { reservedHeight } from '../../logic/page/reserve.js';
 import { CONFIG_ATTRIBUTES, configFromAttributes, configFromProperty } from '../../logic/config-input.js';
-import { rememberCatalogue } from '../../catalogue/shape-formula.js';
 import { PageError } from '../../text/page-error.js';
 import { translator } from '../../text/translate.js';
 import { ElementBase, el, langOf } from './dom.js';
@@ -225,7 +224,6 @@ export class RunSource {
       return this.#error(engineLoadError(error));
     }
     if (ticket !== this.#ticket) return undefined; // a newer config arrived while the engine loaded
-    rememberCatalogue(engine.catalogue);
     let run;
     try {
       run = engine.run(config);

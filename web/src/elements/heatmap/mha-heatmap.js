@@ -13,10 +13,10 @@
 // trained-href, lang. Fires `mha-select`.
 import { formatCount, formatValue } from '../../logic/format.js';
 import { heatmapScaleKinds, heatmapScales, legendNumbers, rampColors } from '../../logic/heatmap/colors.js';
-import { averageOverHeads, heatmapPanels, keyLabels, maskedPath, panelGrid, canvasCellPixels } from '../../logic/heatmap/layout.js';
+import { averageOverHeads, heatmapPanels, keyLabels, maskedPath, panelGrid, panelsDrawn, canvasCellPixels } from '../../logic/heatmap/layout.js';
 import { parseAttention, readAttention } from '../../logic/heatmap/attention-file.js';
 import { parseTokens } from '../../logic/config-input.js';
-import { isScoresSized, stepTitle } from '../../catalogue/steps.js';
+import { entryOf, isScoresSized, stepTitle } from '../../catalogue/steps.js';
 import { PageError } from '../../text/page-error.js';
 import { translator } from '../../text/translate.js';
 import { download, el, langOf, svg } from '../base/dom.js';
@@ -26,8 +26,7 @@ import { paintCells, svgToPng } from './canvas.js';
 import { exportSvgText } from './export.js';
 import { buildPanel, hatchDefs } from './panel.js';
 
-/** Cells drawn at once: beyond this only the selected batch row (then head) is drawn. */
-export const MAX_CELLS = 2 ** 18;
+export { MAX_CELLS } from '../../logic/heatmap/layout.js';
 
 const STYLES = sheet(`
 .bar { display: flex; flex-wrap: wrap; gap: 0.5em 1.1em; align-items: center; margin-bottom: 0.4em; }
@@ -226,7 +225,7 @@ export class MhaHeatmapElement extends RunElement {
 
   #show(attention) {
     this.#attention = attention;
-    this.#attentionStep = { id: 'weights', op: 'softmax', shape: attention.shape, axes: ['B', 'H', 'Tq', 'Tk'], data: attention.data, changesValues: true };
+    this.#attentionStep = { id: 'weights', op: 'softmax', shape: attention.shape, axes: entryOf('weights').axes.split(','), data: attention.data, changesValues: true };
     this.#run = null;
     this.shadowRoot.querySelector(':scope > .element-error')?.remove();
     this.render();
@@ -313,9 +312,7 @@ export class MhaHeatmapElement extends RunElement {
     const all = heatmapPanels(shown, averaged ? 1 : this.#summary().Hkv);
     const cells = shown.shape[2] * shown.shape[3];
     const { batch, head } = this;
-    let panels = this.hasAttribute('only') ? all.filter((p) => p.b === batch && (averaged || p.h === head)) : all;
-    if (panels.length * cells > MAX_CELLS) panels = all.filter((p) => p.b === batch);
-    if (panels.length * cells > MAX_CELLS) panels = panels.filter((p) => p.h === head);
+    const panels = panelsDrawn(all, { batch, head, only: this.hasAttribute('only'), averaged: Boolean(averaged), cells });
     return { step, averaged, shown, all, panels };
   }
 

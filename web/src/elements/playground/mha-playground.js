@@ -10,7 +10,6 @@ import { MhaError } from '../../engine/engine.js';
 import { pageErrorText } from '../../text/page-message.js';
 import { DEFAULT_STATE, DEFAULT_TOKENS, engineConfig } from '../../logic/page/page-state.js';
 import { CONFIG_FIELDS, parseBias, parseTokens } from '../../logic/config-input.js';
-import { rememberCatalogue } from '../../catalogue/shape-formula.js';
 import { translator } from '../../text/translate.js';
 import { ElementBase, el, langOf } from '../base/dom.js';
 import { engineLoadError, getEngine } from '../base/page-engine.js';
@@ -128,7 +127,6 @@ export class MhaPlaygroundElement extends ElementBase {
       this.#panels.controls.showError('config', engineLoadError(error).messageIn(this.#lang));
       return;
     }
-    rememberCatalogue(this.#engine.catalogue);
     this.#compute();
   }
 

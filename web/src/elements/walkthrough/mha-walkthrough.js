@@ -7,7 +7,7 @@
 // `mha-step` event when the step changes and `mha-run` (once) when it has a new run.
 import { formatCount, shapeText } from '../../logic/format.js';
 import { scaleFor } from '../../logic/heatmap/colors.js';
-import { cellSources, changeKind, pictureLayout } from '../../logic/walkthrough/tensor-picture.js';
+import { MAX_PICTURE_CELLS, cellSources, changeKind, pictureLayout } from '../../logic/walkthrough/tensor-picture.js';
 import { keyLabels, labelEm, shortLabel } from '../../logic/heatmap/layout.js';
 import { memoryLayout, stepAnswers } from '../../logic/walkthrough/walkthrough-text.js';
 import { JACOBIAN_LATEX, JACOBIAN_STEP, gradientOf } from '../../logic/walkthrough/backward-text.js';
@@ -22,7 +22,6 @@ import { sheet } from '../base/styles.js';
 const UNIT = 10; // SVG units per cell in the tensor picture
 const MAX_PX_PER_UNIT = 0.17 * 15; // a picture is drawn at most 0.17em (15 px type) per unit
 const LABEL_PX = 11; // the smallest label on screen
-const MAX_PICTURE_CELLS = 4096; // more cells than this would be unreadable and slow to animate
 const ANIMATION_MS = 700;
 const PLAY_INTERVAL_MS = 1800;
 

@@ -5,6 +5,20 @@
  * One panel per (batch, head) of a [B, H, Tq, Tk] step, in row-major order, with the K/V head it
  * reads (GQA/MQA: H/Hkv query heads share one) and where its values start in `step.data`.
  */
+/** Cells drawn at once: beyond this only the selected batch row (then head) is drawn. */
+export const MAX_CELLS = 2 ** 18;
+
+/**
+ * The panels a heatmap draws of `all` ({ b, h }, each `cells` cells): every one, or (past MAX_CELLS,
+ * or `only`) the selected batch row's, then only its selected head (`averaged`: one panel a row).
+ */
+export function panelsDrawn(all, { batch, head, only = false, averaged = false, cells }) {
+  let panels = only ? all.filter((p) => p.b === batch && (averaged || p.h === head)) : all;
+  if (panels.length * cells > MAX_CELLS) panels = all.filter((p) => p.b === batch);
+  if (panels.length * cells > MAX_CELLS) panels = panels.filter((p) => p.h === head);
+  return panels;
+}
+
 export function heatmapPanels(step, Hkv) {
   const [B, H, Tq, Tk] = step.shape;
   const group = H / (Hkv || H);

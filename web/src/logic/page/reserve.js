@@ -3,23 +3,13 @@
 // (cumulative layout shift). An estimate in the elements' own units (em, at the element's font
 // size) from the same geometry they draw with; tests/js/reserve.test.js holds the step table
 // below to the engine's catalogue, and tests/browser/host-pages.test.js measures the shift. No DOM.
-import { heatmapGeometry, keyLabels } from '../heatmap/layout.js';
-import { pictureLayout } from '../walkthrough/tensor-picture.js';
+import { STEPS } from '../../catalogue/catalogue.js';
+import { axisName, axisSize } from '../../catalogue/step-text.js';
+import { heatmapGeometry, keyLabels, panelsDrawn } from '../heatmap/layout.js';
+import { MAX_PICTURE_CELLS, pictureLayout } from '../walkthrough/tensor-picture.js';
 
-/**
- * The walkthrough's steps in order: id, when it appears, axes (the engine's catalogue, held to it
- * by tests/js/reserve.test.js).
- */
-export const STEP_ORDER = [
-  ['x', 'always', 'B,T,C'], ['source', 'cross', 'B,Tk,C'], ['q', 'always', 'B,T,H·D'], ['k', 'always', 'B,Tk,Hkv·D'],
-  ['v', 'always', 'B,Tk,Hkv·D'], ['q_split', 'always', 'B,T,H,D'], ['k_split', 'always', 'B,Tk,Hkv,D'],
-  ['v_split', 'always', 'B,Tk,Hkv,D'], ['q_heads', 'always', 'B,H,T,D'], ['k_heads', 'always', 'B,Hkv,Tk,D'],
-  ['v_heads', 'always', 'B,Hkv,Tk,D'], ['k_shared', 'grouped', 'B,H,Tk,D'], ['v_shared', 'grouped', 'B,H,Tk,D'],
-  ['k_t', 'always', 'B,H,D,Tk'], ['scores', 'always', 'B,H,Tq,Tk'], ['scaled', 'always', 'B,H,Tq,Tk'],
-  ['masked', 'always', 'B,H,Tq,Tk'], ['weights', 'always', 'B,H,Tq,Tk'], ['context', 'always', 'B,H,Tq,D'],
-  ['context_t', 'always', 'B,Tq,H,D'], ['concat', 'always', 'B,Tq,C'], ['output', 'always', 'B,Tq,C'],
-];
-
+// The forward pass's steps in walkthrough order (the catalogue's), with when each appears.
+const FORWARD = STEPS.filter((entry) => entry.pass === 'forward' && entry.algorithms.includes('naive'));
 
 const whole = (value, fallback) => (Number.isInteger(value) && value > 0 ? value : fallback);
 
@@ -38,9 +28,9 @@ export function sizesOf(config) {
 /** The steps a run of `config` has: [{ id, axes, shape }]. */
 export function stepsOf(config) {
   const sizes = sizesOf(config);
-  const size = (axis) => axis.split('·').reduce((product, name) => product * (name === 'Tq' ? sizes.T : sizes[name]), 1);
-  return STEP_ORDER.filter(([, when]) => when === 'always' || (when === 'cross' && sizes.cross) || (when === 'grouped' && sizes.grouped))
-    .map(([id, , axes]) => ({ id, axes: axes.split(','), shape: axes.split(',').map(size) }));
+  const summary = { ...sizes, tiles: null };
+  return FORWARD.filter(({ when }) => when === 'always' || (when === 'cross' && sizes.cross) || (when === 'grouped' && sizes.grouped))
+    .map(({ id, axes }) => ({ id, axes: axes.split(',').map((symbol) => axisName(symbol, summary)), shape: axes.split(',').map((symbol) => axisSize(symbol, summary)) }));
 }
 
 // The steps a walkthrough shows: pinned to one, a from…to range, or all (as mha-walkthrough reads them).
@@ -53,7 +43,6 @@ function visibleSteps(steps, { step, from, to }) {
   return range.length ? range : steps;
 }
 
-const MAX_PICTURE_CELLS = 4096; // as mha-walkthrough: bigger tensors get a note instead
 
 // The tensor picture of a step (mha-walkthrough's #picture), in em, at `widthEm` wide at most.
 function pictureHeight(step, tokens, widthEm) {
@@ -102,10 +91,11 @@ export function heatmapHeight({ config, tokens, attributes = {}, width, em = 15,
   // (its width is set on the figure, padding and border included)
   const panelWidth = Math.min(geometry.width * 0.08, widthEm);
   const panelHeight = (panelWidth - 0.77) * (geometry.height / geometry.width) + 1.28 + 0.77;
-  let batches = B;
-  let heads = H;
-  if (attributes.only != null) { batches = 1; heads = 1; }
-  if (batches * heads * T * Tk > 16384) { batches = 1; if (heads * T * Tk > 16384) heads = 1; }
+  // The panels the element draws, by its own rule, for the first batch row and head.
+  const all = Array.from({ length: B * H }, (_, i) => ({ b: Math.floor(i / H), h: i % H }));
+  const drawn = panelsDrawn(all, { batch: 0, head: 0, only: attributes.only != null, cells: T * Tk });
+  const batches = new Set(drawn.map((p) => p.b)).size;
+  const heads = drawn.length / batches;
   const shared = Hkv < H && heads > 1;
   const groups = shared ? Hkv : 1;
   const perGroup = Math.ceil(heads / groups);

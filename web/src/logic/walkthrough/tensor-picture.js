@@ -11,6 +11,9 @@ const GAP = 1; // cells of space between groups
  * T×C matrix; [.., T, H, D] keeps tokens as rows with the heads as column groups (the split
  * regroups a row); [.., H, R, Cc] stacks one R×Cc matrix per head (the transpose moves cells).
  */
+/** More cells than this would be unreadable and slow to animate: a bigger tensor gets a note instead of a picture. */
+export const MAX_PICTURE_CELLS = 4096;
+
 export function pictureLayout(shape, axes) {
   const numel = shape.reduce((a, b) => a * b, 1);
   const x = new Float32Array(numel);
