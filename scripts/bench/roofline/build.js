@@ -70,3 +70,14 @@ export function seconds(fn) {
   fn();
   return (performance.now() - start) / 1000;
 }
+
+/**
+ * One timed call: wall-clock seconds, and this process's CPU seconds, which leave out the time the
+ * scheduler gave other processes (but not what they do to the caches or a shared core).
+ */
+export function timeCall(fn) {
+  const cpuStart = process.cpuUsage();
+  const wall = seconds(fn);
+  const cpu = process.cpuUsage(cpuStart);
+  return { wall, cpu: (cpu.user + cpu.system) / 1e6 };
+}
