@@ -45,16 +45,21 @@ inline void transpose4(vec4& a, vec4& b, vec4& c, vec4& d) {
 }
 
 // Register tile: MR rows × NR columns of c live in MR·NR/4 vector accumulators while the kernel
-// walks k. 4×8 is 8 accumulators + 2 b vectors + 1 broadcast a, well inside the 16 SIMD registers
-// V8 has on x86-64. Measured here (512×768 @ 768×768, best of 25): 4×8 and 2×16 about 31 GFLOP/s,
-// 5×8, 6×8, 4×12, 3×16 and 8×4 25–28 GFLOP/s (more accumulators spill, fewer starve the adders).
+// walks k. 4×8 is 8 accumulators + 2 b vectors + 1 broadcast a + 1 product, inside the 15 SIMD
+// registers V8 allocates on x86-64. Per k it issues 8 multiplies and 8 adds for 6 loads, and on
+// panels that sit in L1 V8 runs it at ~94% of the core's multiply+add ceiling
+// (scripts/bench/roofline.js: kernel_l1_4x8 against mul_add_chains); 6×8, 8×8 and 4×16 spill
+// there (50–75%). 2×16 ties it under V8 and ran the whole product ~20% slower natively.
 constexpr std::size_t MR = 4;
 constexpr std::size_t NR = 8;
 // Cache blocks: a KC×NR panel of packed b (8 KiB) stays in L1 while MC rows of a stream past it;
 // the MC×KC block of packed a (64 KiB) and a KC×NC panel of packed b (up to 1 MiB) stay in L2.
+// Packing both costs ~2–3% of a 512×768 @ 768×768 product. Any blocking gives the same bits: c
+// holds each partial sum between k blocks exactly, and the blocks run in k order.
 constexpr std::size_t KC = 256;
 constexpr std::size_t MC = 64;
 constexpr std::size_t NC = 1024;
+static_assert(MC % MR == 0 && NC % NR == 0, "the packing buffers are sized for whole tiles");
 
 // Packs rows [0, m) × depth [0, kc) of `a` into MR-row panels, k-major: panel p holds
 // a[p·MR + r][k] at p·MR·kc + k·MR + r. Rows past m are zeros, so edge tiles need no special case.
