@@ -263,6 +263,7 @@ test('a bad trace is refused naming the field and what it should hold', () => {
   refused((t) => { delete t.records[1].fromInput; }, 'records[1].fromInput');
   refused((t) => { t.records = {}; }, 'records');
   refused((t) => { t.output = null; }, 'output', /holds the forward's output/);
+  refused((t) => { t.error = { type: 3, message: 'boom' }; }, 'error.type', /must be a string, not number/);
   assert.throws(() => parseTrace('{"format": '), { name: 'TraceError', field: '(file)', message: /not JSON/ });
   assert.throws(() => parseTrace('[1, 2]'), { name: 'TraceError', field: '(file)' });
   assert.throws(() => parseTrace('{"__proto__": {}}'), { name: 'TraceError', message: /__proto__/ });

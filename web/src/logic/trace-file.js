@@ -118,9 +118,10 @@ function readRecord(value, field) {
 function readError(value) {
   if (value === undefined || value === null) return null;
   object(value, 'error', '{ type, message, line, source }');
+  const [type, message] = ['type', 'message'].map((name) => text(value[name], `error.${name}`));
   return {
-    type: text(value.type, 'error.type'),
-    message: text(value.message, 'error.message'),
+    type,
+    message,
     line: isCount(value.line, 0) ? value.line : null,
     source: typeof value.source === 'string' ? value.source : null,
   };
