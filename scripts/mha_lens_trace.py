@@ -64,8 +64,13 @@ import re
 import sys
 import traceback
 
-import torch
-from torch import nn
+try:
+    import torch
+    from torch import nn
+except ImportError:
+    print(f"error: mha_lens_trace.py needs PyTorch, which {sys.executable} cannot import: run it with the Python "
+          "that trains your model, or install torch (pip install torch; on Debian, apt install python3-torch).", file=sys.stderr)
+    sys.exit(2)
 
 FORMAT = "mha-lens/trace"
 VERSION = 1

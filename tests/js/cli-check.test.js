@@ -114,6 +114,16 @@ test('--help lists check', () => {
 
 // --- The tracer ------------------------------------------------------------------------------------
 
+const noPython = spawnSync('python3', ['--version']).error ? 'no python3 on PATH' : false;
+
+test('the tracer without PyTorch says so and how to get it, with exit 2', { skip: noPython }, () => {
+  // Any python3 will do: torch is hidden from it.
+  const code = 'import runpy, sys\nsys.modules["torch"] = None\nsys.argv = ["mha_lens_trace.py", "a.py:B"]\nrunpy.run_path("scripts/mha_lens_trace.py", run_name="__main__")\n';
+  const run = spawnSync('python3', ['-c', code], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(run.status, 2, run.stderr);
+  assert.match(run.stderr, /^error: mha_lens_trace\.py needs PyTorch, which .* cannot import: .*pip install torch/);
+});
+
 const PYTHON = '/usr/bin/python3';
 const probe = spawnSync(PYTHON, ['-c', 'import torch'], { encoding: 'utf8' });
 const noTorch = probe.error || probe.status !== 0 ? `PyTorch is not installed for ${PYTHON} (scripts/setup.sh --fixtures installs python3-torch)` : false;
