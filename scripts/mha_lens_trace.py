@@ -526,15 +526,22 @@ def trace(args, argv):
     }
 
 
+def json_value(text):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise argparse.ArgumentTypeError(f"{text!r} is not JSON ({error.msg}); quote it for the shell: '{{\"d_model\": 8}}'") from None
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="Then: npx mha-lens check trace.json")
     parser.add_argument("module", help="path/to/file.py:ClassName")
-    parser.add_argument("--init", type=json.loads, help='constructor keyword arguments as JSON, e.g. \'{"d_model": 8, "n_head": 2}\'')
-    parser.add_argument("--init-args", type=json.loads, help="constructor positional arguments as a JSON list, e.g. '[8, 2]'")
-    for size, default in (("B", 2), ("T", 4), ("C", 8), ("H", 2)):
-        parser.add_argument(f"--{size}", type=int, default=default)
+    parser.add_argument("--init", type=json_value, help='constructor keyword arguments as JSON, e.g. \'{"d_model": 8, "n_head": 2}\'')
+    parser.add_argument("--init-args", type=json_value, help="constructor positional arguments as a JSON list, e.g. '[8, 2]'")
+    for size, default, what in (("B", 2, "batch"), ("T", 4, "sequence length"), ("C", 8, "model width"), ("H", 2, "heads")):
+        parser.add_argument(f"--{size}", type=int, default=default, help=f"{what} (default {default})")
     parser.add_argument("--mask", choices=("none", "causal"), default="none")
     parser.add_argument("--key-lengths", help="padding mask: B valid key lengths, e.g. 4,3")
     parser.add_argument("--mask-form", choices=MASK_FORMS, default="keep")

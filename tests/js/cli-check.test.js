@@ -144,10 +144,12 @@ test('the tracer refuses what it cannot trace, saying how to fix it, with exit 2
     [[`${modules}mask_flipped.py:MultiHeadAttention`, '--mask', 'causal'], /has no mask parameter .*--mask-arg/],
     [[`${modules}tutorial_mha.py:MultiHeadAttention`, '--C', '12', '--H', '2', '--init', '{"d_model": 8, "n_head": 2}'], /Cannot tell the projections apart: .*in_features = C = 12/],
     [[`${helper}:A`], /A\.__init__ needs ffn, which the tracer cannot guess: give every argument with --init/],
+    [[`${modules}tutorial_mha.py:MultiHeadAttention`, '--init', '{d_model: 8}'], /argument --init: '\{d_model: 8\}' is not JSON/],
   ];
   // One Python for all the cases (importing torch takes a second or two), main() as the script calls it.
   const script = 'import contextlib, io, json, sys\nsys.path.insert(0, "scripts")\nimport mha_lens_trace\nout = []\n'
-    + 'for argv in json.load(sys.stdin):\n    err = io.StringIO()\n    with contextlib.redirect_stderr(err):\n        code = mha_lens_trace.main(argv)\n'
+    + 'for argv in json.load(sys.stdin):\n    err = io.StringIO()\n    with contextlib.redirect_stderr(err):\n        try:\n            code = mha_lens_trace.main(argv)\n'
+    + '        except SystemExit as exit:\n            code = exit.code\n'
     + '    out.append([code, err.getvalue()])\nprint(json.dumps(out))\n';
   const run = spawnSync(PYTHON, ['-c', script], { cwd: ROOT, encoding: 'utf8', timeout: 60_000,
     input: JSON.stringify(cases.map(([args]) => [...args, '--out', join(dir, 'refused.json')])) });
