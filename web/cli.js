@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 import { createEngine, MhaError } from './src/engine/node.js'; // the API with Node's file system
+import { checkLines, checkTrace, DEFAULT_TOLERANCE } from './src/logic/check-trace.js';
+import { parseTrace, TraceError } from './src/logic/trace-file.js';
 import { formatCount, layoutTensor, shapeChain, shapeText } from './src/logic/format.js';
 import { CLASSIC, numberOrText, readConfig } from './src/logic/config-input.js';
 import { stepTitle } from './src/catalogue/steps.js';
@@ -15,6 +17,7 @@ import { translator } from './src/text/translate.js';
 
 const USAGE = `Usage: mha-lens walk --B <n> --T <n> --C <n> --H <n> [options]   (no sizes: the seed example)
        mha-lens train --task reverse|sort|previous|induction [--steps N] [--seed S] [--json]
+       mha-lens check trace.json [--tolerance 1e-4] [--json]
 
 Sizes:   --B batch  --T query length  --Tk key/value length (cross-attention)
          --C model width  --H heads  --Hkv key/value heads (GQA/MQA)
@@ -32,7 +35,13 @@ Example: mha-lens walk --B 2 --T 4 --C 8 --H 2 --mask causal --step weights
 train:   trains the engine's tiny transformer on a task and prints progress, the final loss,
          the accuracy on fresh batches and each head's job scores (at step 0 and now).
          --task  --steps (default: the task's)  --seed  --layers --heads --width --lr --dropout
-         --batch  --json  --lang en|zh`;
+         --batch  --json  --lang en|zh
+
+check:   compares your own attention module, traced by mha_lens_trace.py (in this package's
+         scripts/: python3 mha_lens_trace.py file.py:Class --mask causal --out trace.json), with
+         the engine's steps on the same inputs and weights: one line per recorded variable, the
+         first that matches no step and the known mistake it matches. Exit 0: the module matches;
+         1: it does not; 2: a bad file. --tolerance (default ${DEFAULT_TOLERANCE})  --json (the result)`;
 
 const options = {
   B: { type: 'string' }, T: { type: 'string' }, Tk: { type: 'string' }, C: { type: 'string' },
@@ -44,7 +53,7 @@ const options = {
   task: { type: 'string' }, steps: { type: 'string' }, layers: { type: 'string' }, heads: { type: 'string' },
   width: { type: 'string' }, lr: { type: 'string' }, dropout: { type: 'string' }, batch: { type: 'string' },
   algorithm: { type: 'string' }, 'block-q': { type: 'string' }, 'block-k': { type: 'string' }, at: { type: 'string' },
-  version: { type: 'boolean' },
+  tolerance: { type: 'string' }, version: { type: 'boolean' },
 };
 // The sizes, also in lower case as the elements' attributes name them (--b, --t, --tk, …).
 const SIZES = ['B', 'T', 'Tk', 'C', 'H', 'Hkv'];
@@ -214,8 +223,12 @@ async function main() {
     console.log(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version);
     return;
   }
+  if (positionals[0] === 'check') {
+    await check(positionals.slice(1), values);
+    return;
+  }
   if (!['walk', 'train'].includes(positionals[0]) || positionals.length > 1) {
-    usageError(positionals.length ? `Unknown command "${positionals.join(' ')}".` : 'Missing the command: walk or train.');
+    usageError(positionals.length ? `Unknown command "${positionals.join(' ')}".` : 'Missing the command: walk, train or check.');
   }
   const lang = values.lang ?? 'en';
   if (!['en', 'zh'].includes(lang)) usageError(`--lang must be en or zh, not "${lang}".`);
@@ -338,6 +351,38 @@ async function train(values, t, lang) {
     const text = jobs.map((job) => `${job} ${head.jobs[job].toFixed(3)} (${t('cli.train.atStart')}: ${startScores[i].jobs[job].toFixed(3)})`).join(' · ');
     console.log(`layer ${head.layer} head ${head.head}: ${text}`);
   });
+}
+
+// mha-lens check trace.json: a learner's module, traced by scripts/mha_lens_trace.py, against
+// the engine (web/src/logic/check-trace.js). Exit 0 when it matches, 1 when not, 2 on a bad file.
+async function check(files, values) {
+  const extra = Object.keys(values).filter((name) => !['json', 'tolerance'].includes(name));
+  if (extra.length) usageError(`check takes a trace file and --tolerance or --json, not --${extra[0]}: the sizes, mask and weights are in the trace.`);
+  if (files.length !== 1) usageError(files.length ? `check takes one trace file, not ${files.length}.` : 'check needs a trace file: mha-lens check trace.json (written by mha_lens_trace.py).');
+  const tolerance = values.tolerance === undefined ? DEFAULT_TOLERANCE : Number(values.tolerance);
+  if (!(tolerance > 0 && tolerance < 1)) usageError(`--tolerance must be a number between 0 and 1, not "${values.tolerance}".`);
+  const fail = (message) => {
+    process.stderr.write(`error: ${files[0]}: ${message}\n`);
+    process.exit(2);
+  };
+  let text;
+  try {
+    text = readFileSync(files[0], 'utf8');
+  } catch (error) {
+    fail(error.code === 'ENOENT' ? 'no such file.' : error.code === 'EISDIR' ? 'is a folder, not a trace file.' : `cannot be read (${error.code ?? error.message}).`);
+  }
+  let result;
+  try {
+    const trace = parseTrace(text);
+    result = checkTrace(trace, await createEngine(), { tolerance });
+  } catch (error) {
+    if (error instanceof TraceError) fail(error.message);
+    if (error instanceof MhaError) fail(`the engine cannot run this trace's config: ${error.message}`);
+    throw error;
+  }
+  if (values.json) process.stdout.write(`${JSON.stringify(result, null, 1)}\n`);
+  else console.log(checkLines(result).join('\n'));
+  process.exitCode = result.ok ? 0 : 1;
 }
 
 await main();
