@@ -42,3 +42,11 @@ export const reactEventProp = (event) => `on${event.split('-').map((word) => wor
  * node_modules/mha-lens/web/dist/ to beside the bundle.
  */
 export const ESBUILD_COPIES = ['mha_engine.wasm'];
+
+/**
+ * The Vite config an author adds for the package to work under a dev server (`vite`, `vitepress
+ * dev`, `astro dev`), if the README asks for one: null while it asks for none. JS source of the
+ * object a plain Vite site passes to defineConfig (VitePress and Astro take it under `vite:`),
+ * such as "{ optimizeDeps: { exclude: ['mha-lens'] } }".
+ */
+export const VITE_DEV_CONFIG = null;

@@ -62,14 +62,20 @@ export function startProcess(command, args, { cwd, env = {}, ready, timeout = 12
   });
 }
 
+// The site's package.json: its pinned packages, and its module type (none for Docusaurus, as its
+// own template has it: its generated routes call webpack's require.resolveWeak, which webpack
+// does not give an ES module, and mix import with require, which it refuses in CommonJS).
+const manifest = (name, packages, type) => `${JSON.stringify({ name: `mha-lens-site-${name}`, private: true, ...(type ? { type } : {}), dependencies: packages }, null, 2)}\n`;
+
 const hashOf = (packages) => createHash('sha256').update(JSON.stringify(Object.entries(packages).sort())).digest('hex').slice(0, 10);
 
 /**
- * The scratch folder of `name` with `packages` ({ name: exact version }) installed: installs only
+ * The scratch folder of `name` with `packages` ({ name: exact version }) installed (`type`: the
+ * package.json's module type, null for none): installs only
  * when the folder has not got exactly these yet. Returns { dir, installed (true if it installed
  * now), ms, output } or throws with npm's output.
  */
-export async function prepare(name, packages, { tarball }) {
+export async function prepare(name, packages, { tarball, type = 'module' }) {
   const dir = join(SCRATCH, `${name}-${hashOf(packages)}`);
   const started = Date.now();
   let installed = false;
@@ -79,13 +85,14 @@ export async function prepare(name, packages, { tarball }) {
   if (!existsSync(mark) || (await readFile(mark, 'utf8')) !== JSON.stringify(packages)) {
     await rm(join(dir, 'node_modules'), { recursive: true, force: true });
     await rm(join(dir, 'package-lock.json'), { force: true });
-    await writeFile(join(dir, 'package.json'), `${JSON.stringify({ name: `mha-lens-site-${name}`, private: true, type: 'module', dependencies: packages }, null, 2)}\n`);
+    await writeFile(join(dir, 'package.json'), manifest(name, packages, type));
     const result = await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, timeout: 900_000 });
     output = result.output;
     if (result.code !== 0) throw new Error(`npm install failed (${result.code}):\n${result.output.slice(-3000)}`);
     await writeFile(mark, JSON.stringify(packages));
     installed = true;
   }
+  await writeFile(join(dir, 'package.json'), manifest(name, packages, type));
   // A fresh site: nothing left from the last run but the installed packages.
   for (const entry of await readdir(dir)) if (!['node_modules', 'package.json', 'package-lock.json'].includes(entry)) await rm(join(dir, entry), { recursive: true, force: true });
   for (const cache of ['.vite', '.cache', '.astro', 'mha-lens']) await rm(join(dir, 'node_modules', cache), { recursive: true, force: true });

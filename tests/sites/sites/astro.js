@@ -1,6 +1,7 @@
 // An Astro site (static build) as its author writes one: a layout with the site's stylesheet, each
 // page the README's HTML inside it, and the widgets imported by a <script> (which Astro bundles
 // into a module script). Light or dark as the reader's system prefers.
+import { VITE_DEV_CONFIG } from '../entries.js';
 import { PAGES, SITE_CSS, htmlBody } from '../pages.js';
 
 export const packages = { astro: '5.18.2' };
@@ -19,7 +20,7 @@ ${htmlBody(name)}
 
 export function files(context) {
   return {
-    'astro.config.mjs': "import { defineConfig } from 'astro/config';\n\nexport default defineConfig({});\n",
+    'astro.config.mjs': `import { defineConfig } from 'astro/config';\n\nexport default defineConfig({${VITE_DEV_CONFIG ? ` vite: ${VITE_DEV_CONFIG} ` : ''}});\n`,
     'public/site.css': SITE_CSS,
     'src/layouts/Post.astro': `---
 ${context.stylesheet ? `import '${context.stylesheet}';\n` : ''}const { title } = Astro.props;

@@ -3,6 +3,8 @@
 // (Docusaurus navigates there on the client), and the classic theme's dark-mode toggle.
 import { PAGES, htmlWidget } from '../pages.js';
 
+export const moduleType = null;
+
 export const packages = {
   '@docusaurus/core': '3.10.2',
   '@docusaurus/preset-classic': '3.10.2',
@@ -47,7 +49,7 @@ export function files(context) {
 }
 
 export const build = { command: ['npx', 'docusaurus', 'build'], out: 'build' };
-export const dev = { command: (port) => ['npx', 'docusaurus', 'start', '--host', '127.0.0.1', '--port', String(port), '--no-open'], ready: /running at http|Docusaurus website is running/i, timeout: 240_000 };
+export const dev = { command: (port) => ['npx', 'docusaurus', 'start', '--host', '127.0.0.1', '--port', String(port), '--no-open'], ready: /compiled successfully|compiled with \d+ warning/i, timeout: 240_000 };
 export const paths = { home: '/', lesson: '/lesson', trainer: '/trainer', playground: '/playground' };
 export const navigate = { from: '/', link: 'article a:has-text("Start the lesson"), main a:has-text("Start the lesson")' };
 export async function darkToggle(page) {

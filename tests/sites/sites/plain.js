@@ -3,7 +3,7 @@
 // script output, nothing configured for the .wasm), esbuild (an ES module bundle, with the files
 // the README says to copy beside it), and Vite's dev server on Vite 5, 6 and 8 (nothing
 // configured). The pages are light or dark as the reader's system prefers.
-import { ENTRIES, ESBUILD_COPIES } from '../entries.js';
+import { ENTRIES, ESBUILD_COPIES, VITE_DEV_CONFIG } from '../entries.js';
 import { PAGES, PAGE_NAMES, SITE_CSS, htmlBody } from '../pages.js';
 
 const html = (page, script) => `<!doctype html>
@@ -74,6 +74,7 @@ export const esbuild = {
 const viteDev = (version) => ({
   packages: { vite: version },
   files: (context) => ({
+    ...(VITE_DEV_CONFIG ? { 'vite.config.js': `import { defineConfig } from 'vite';\n\nexport default defineConfig(${VITE_DEV_CONFIG});\n` } : {}),
     'main.js': main(context),
     'site.css': SITE_CSS,
     ...pages('', '<script type="module" src="/main.js"></script>'),

@@ -125,14 +125,14 @@ const steps = (idiom) => [
   { label: 'prerender the lesson for hydrateRoot', command: ['node', 'prerender.mjs'], cwd: idiom, ssr: true },
 ];
 
-const paths = (idiom) => ({ lesson: '/lesson.html', 'lesson (hydrateRoot)': '/lesson-ssr.html', trainer: '/trainer.html', playground: '/playground.html', _root: idiom });
+const paths = () => ({ lesson: '/lesson.html', 'lesson (hydrateRoot)': '/lesson-ssr.html', trainer: '/trainer.html', playground: '/playground.html' });
 
 /** The plain elements in JSX, as the README documents for React today. */
 export const elements = {
   packages,
   files: (context) => app('elements', context),
   build: { steps: steps('elements'), out: 'elements/dist' },
-  paths: paths('elements'),
+  paths: paths(),
   events: true,
 };
 
@@ -142,6 +142,6 @@ export const components = {
   installAs: 'react',
   files: (context) => app('components', context),
   build: { steps: steps('components'), out: 'components/dist' },
-  paths: paths('components'),
+  paths: paths(),
   events: true,
 };

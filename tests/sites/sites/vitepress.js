@@ -1,6 +1,7 @@
 // A VitePress site as its author writes one: the default theme with its dark toggle, the widgets
 // imported once by the theme, each page a Markdown file with the elements in it as HTML. Vue is
 // told that mha-* tags are custom elements (VitePress's own advice for custom elements).
+import { VITE_DEV_CONFIG } from '../entries.js';
 import { PAGES, htmlWidget } from '../pages.js';
 
 export const packages = { vitepress: '1.6.4' };
@@ -17,7 +18,7 @@ export function files({ entries, stylesheet }) {
 export default defineConfig({
   title: 'Attention tutorial',
   appearance: true,
-  vue: {
+${VITE_DEV_CONFIG ? `  vite: ${VITE_DEV_CONFIG},\n` : ''}  vue: {
     template: {
       compilerOptions: { isCustomElement: (tag) => tag.startsWith('mha-') },
     },
