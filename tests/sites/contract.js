@@ -103,14 +103,14 @@ export function runContract(page, { wasmUrl }) {
         const group = pairs.slice(i, i + batch);
         for (const { byAttribute, byProperty } of group) main.append(byAttribute, byProperty);
         await waitAll(group.flatMap((p) => [p.byAttribute, p.byProperty]));
-        for (const { attribute, property, value, byAttribute, byProperty, problems } of group) {
-          let a = fingerprint(byAttribute);
-          let p = fingerprint(byProperty);
-          // A playground draws its panels over several frames: a difference must outlast them.
-          if (a !== p) {
-            await new Promise((r) => setTimeout(r, 1000));
-            [a, p] = [fingerprint(byAttribute), fingerprint(byProperty)];
-          }
+        // A playground draws its panels over several frames: a difference must outlast them.
+        let prints = group.map(({ byAttribute, byProperty }) => [fingerprint(byAttribute), fingerprint(byProperty)]);
+        if (prints.some(([a, p]) => a !== p)) {
+          await new Promise((r) => setTimeout(r, 1000));
+          prints = group.map(({ byAttribute, byProperty }) => [fingerprint(byAttribute), fingerprint(byProperty)]);
+        }
+        for (const [index, { attribute, property, value, byAttribute, byProperty, problems }] of group.entries()) {
+          const [a, p] = prints[index];
           if (a !== p) {
             const [fa, fp] = [JSON.parse(a), JSON.parse(p)];
             const differ = Object.keys(fa).filter((k) => JSON.stringify(fa[k]) !== JSON.stringify(fp[k]));
