@@ -65,6 +65,7 @@ let current = 'package';
 
 const measure = (what, value) => { (measures[current] ??= {})[what] = value; };
 class Skip extends Error {}
+class UsageError extends Error {}
 
 async function check(name, fn) {
   const started = Date.now();
@@ -471,7 +472,7 @@ function parseArgs(argv) {
     if (argv[i] === '--only') options.only = argv[++i].split(',');
     else if (argv[i].startsWith('--only=')) options.only = argv[i].slice(7).split(',');
     else if (argv[i] === '--list') options.list = true;
-    else throw new Error(`unknown option ${argv[i]}: use --only SITE[,SITE] or --list`);
+    else throw new UsageError(`unknown option ${argv[i]}: use --only SITE[,SITE] or --list`);
   }
   return options;
 }
@@ -483,8 +484,8 @@ async function main() {
     return 0;
   }
   const unknown = (options.only ?? []).filter((name) => !SITES[name]);
-  if (unknown.length) throw new Error(`no site ${unknown.join(', ')}; the sites: ${Object.keys(SITES).join(', ')}`);
-  if (!existsSync(join(ROOT, 'web', 'dist', 'mha_engine.wasm'))) throw new Error('web/dist/ is not built: run scripts/build.sh (npm test builds it) first');
+  if (unknown.length) throw new UsageError(`no site ${unknown.join(', ')}; the sites: ${Object.keys(SITES).join(', ')}`);
+  if (!existsSync(join(ROOT, 'web', 'dist', 'mha_engine.wasm'))) throw new UsageError('web/dist/ is not built: run scripts/build.sh (npm test builds it) first');
   const started = Date.now();
   await rm(ARTIFACTS, { recursive: true, force: true });
   await mkdir(ARTIFACTS, { recursive: true });
@@ -527,4 +528,4 @@ function summary(seconds) {
   console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 }
 
-main().then((code) => { process.exitCode = code; }, (error) => { console.error(error?.stack ?? error); process.exitCode = 2; });
+main().then((code) => { process.exitCode = code; }, (error) => { console.error(error instanceof UsageError ? error.message : error?.stack ?? error); process.exitCode = 2; });
