@@ -139,24 +139,40 @@ export function withStepTables(text, data) {
 
 // --- The message table -------------------------------------------------------------------------
 
-/** cpp/data/messages.json: { about, messages: { key: { en, zh } } }. */
+/** cpp/data/messages.json: { about, engine, page, both }, each { key: { en, zh } }. */
 export const messageData = () => read('cpp/data/messages.json');
 
-function messagesCpp({ messages }) {
-  const rows = Object.entries(messages).map(([key, { en, zh }]) => `{${cString(key)}, ${cString(en)}, ${cString(zh)}},`);
+// The engine's messages and the terms both sides use: the C++ table.
+function messagesCpp({ engine, both }) {
+  const rows = Object.entries({ ...engine, ...both }).map(([key, { en, zh }]) => `{${cString(key)}, ${cString(en)}, ${cString(zh)}},`);
   return `// ${HEADER('cpp/data/messages.json')}\n// The rows of mha::message_table() (cpp/src/messages.cpp).\n${rows.join('\n')}\n`;
 }
 
-function messagesJs({ messages }) {
-  const rows = Object.entries(messages).map(([key, texts]) => `  ${JSON.stringify(key)}: ${JSON.stringify(texts)},`);
+// The page's own messages and the terms both sides use: the JS table (the engine's reach JS
+// from the engine, engine.messages).
+function messagesJs({ page, both }) {
+  const rows = Object.entries({ ...page, ...both }).map(([key, texts]) => `  ${JSON.stringify(key)}: ${JSON.stringify(texts)},`);
   return `// ${HEADER('cpp/data/messages.json')}
-// Every error and warning message of mha-lens in English and Chinese: the engine's, the loader's
-// and the page's. render.js fills a template's {slots} from an error's parameters.
+// The messages the JS loader and the widgets raise themselves, in English and Chinese, and the
+// terms every message uses (the engine's own come from the engine: engine.messages has both).
+// render.js fills a template's {slots} from an error's parameters.
 
 /** { key: { en, zh } } */
 export const MESSAGES = Object.freeze({
 ${rows.join('\n')}
 });
+`;
+}
+
+// The codes of the engine's errors (a key's part before its first '.'), and of the page's.
+function messagesDts({ engine, page }) {
+  const codes = (table) => [...new Set(Object.keys(table).filter((key) => !key.startsWith('term.') && !key.startsWith('warning.')).map((key) => key.split('.')[0]))];
+  return `// ${HEADER('cpp/data/messages.json')}
+// The types of messages.js, and the codes an error of the engine can have.
+
+${union('ErrorCode', codes(engine), 'The code of an error the engine raises: its message key\'s part before the first ".".')}
+/** { key: { en, zh } } */
+export declare const MESSAGES: Readonly<Record<string, { readonly en: string; readonly zh: string }>>;
 `;
 }
 
@@ -171,7 +187,8 @@ export function committedOutputs() {
     'web/src/catalogue/catalogue.js': catalogueJs(steps),
     'web/src/catalogue/catalogue.d.ts': catalogueDts(steps),
   };
-  if (fs.existsSync(path.join(ROOT, 'cpp/data/messages.json'))) outputs['web/src/text/messages.js'] = messagesJs(messageData());
+  outputs['web/src/text/messages.js'] = messagesJs(messageData());
+  outputs['web/src/text/messages.d.ts'] = messagesDts(messageData());
   for (const file of DOCS) {
     const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
     const generated = withStepTables(text, steps);
@@ -184,7 +201,7 @@ export function committedOutputs() {
 /** { path: content } of the C++ tables, relative to the folder the build gives. */
 export function cppOutputs() {
   const outputs = { 'mha/steps.inc': catalogueCpp(catalogueData()) };
-  if (fs.existsSync(path.join(ROOT, 'cpp/data/messages.json'))) outputs['mha/messages.inc'] = messagesCpp(messageData());
+  outputs['mha/messages.inc'] = messagesCpp(messageData());
   return outputs;
 }
 

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 import { createEngine, MhaError } from './src/engine/node.js'; // the API with Node's file system
-import { checkLines, checkTrace, DEFAULT_TOLERANCE } from './src/logic/check-trace.js';
-import { parseTrace, TraceError } from './src/logic/trace-file.js';
+import { checkLines, checkTrace, DEFAULT_TOLERANCE } from './src/logic/check/check-trace.js';
+import { parseTrace, TraceError } from './src/logic/check/trace-file.js';
 import { formatCount, layoutTensor, shapeChain, shapeText } from './src/logic/format.js';
 import { CLASSIC, numberOrText, readConfig } from './src/logic/config-input.js';
 import { stepTitle } from './src/catalogue/steps.js';
@@ -354,7 +354,7 @@ async function train(values, t, lang) {
 }
 
 // mha-lens check trace.json: a learner's module, traced by scripts/mha_lens_trace.py, against
-// the engine (web/src/logic/check-trace.js). Exit 0 when it matches, 1 when not, 2 on a bad file.
+// the engine (web/src/logic/check/check-trace.js). Exit 0 when it matches, 1 when not, 2 on a bad file.
 async function check(files, values) {
   const extra = Object.keys(values).filter((name) => !['json', 'tolerance'].includes(name));
   if (extra.length) usageError(`check takes a trace file and --tolerance or --json, not --${extra[0]}: the sizes, mask and weights are in the trace.`);

@@ -22,9 +22,19 @@ inline val owned_floats(const std::vector<float>& values) {
     return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
 }
 
+// A list parameter (mha::list_param) as an array, any other as its text.
 inline val params_to_js(const mha::Params& params) {
     val object = val::object();
-    for (const auto& [name, value] : params) object.set(name, value);
+    for (const auto& [name, value] : params) {
+        if (value.find(mha::list_separator) == std::string::npos) {
+            object.set(name, value);
+            continue;
+        }
+        val items = val::array();
+        const std::vector<std::string> list = mha::list_items(value);
+        for (std::size_t i = 0; i < list.size(); ++i) items.set(i, list[i]);
+        object.set(name, items);
+    }
     return object;
 }
 
@@ -34,8 +44,7 @@ inline val error_to_js(const std::string& code, const std::string& key, const st
     error.set("key", key);
     error.set("field", field);
     error.set("params", params_to_js(params));
-    error.set("message", mha::render_message(key, params));
-    return error;
+    return error;  // its message is rendered in JS, from the key and the parameters
 }
 
 // Runs `fn`, returning {ok: true, value} or {ok: false, error}: nothing thrown reaches JS, so the

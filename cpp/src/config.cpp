@@ -47,12 +47,16 @@ void check_size(const char* name, std::int64_t value) {
         throw MhaError(name, "bad_size.too_large", {{"field", name}, {"value", str(value)}, {"max", str(max_size)}});
 }
 
-std::string divisors_of(std::int64_t n) {
-    std::string list;
-    for (std::int64_t d = 1; d <= n && list.size() < 80; ++d)
-        if (n % d == 0) list += (list.empty() ? "" : ", ") + str(d);
-    return list;
+}  // namespace
+
+std::string divisors_of(std::uint64_t n) {
+    std::vector<std::string> divisors;
+    for (std::uint64_t d = 1; d <= n && divisors.size() < 20; ++d)  // a message names the first twenty
+        if (n % d == 0) divisors.push_back(std::to_string(d));
+    return list_param(divisors);
 }
+
+namespace {
 
 std::string sci(double value) {
     char text[32];
@@ -62,10 +66,10 @@ std::string sci(double value) {
 
 // The steps a request may slice `kind` ("head" or "t"), of this run (`d`) or of any, for a message.
 MHA_SMALL std::string sliceable_steps(std::string_view kind, const Dims* d = nullptr) {
-    std::string ids;
+    std::vector<std::string> ids;
     for (const StepSpec& s : catalogue())
-        if ((!d || appears(s, *d)) && (kind.empty() || slice_name(s.slice) == kind)) ids += (ids.empty() ? "" : ", ") + std::string(s.id);
-    return ids;
+        if ((!d || appears(s, *d)) && (kind.empty() || slice_name(s.slice) == kind)) ids.emplace_back(s.id);
+    return list_param(ids);
 }
 
 MHA_SMALL void check_index(const char* field, std::int64_t value, std::size_t count) {
@@ -96,8 +100,8 @@ MHA_SMALL void check_request(const StepRequest& r, const Dims& d) {
 struct MemoryPart {
     const char* term;
     double bytes;
-    const char* lower;
-    const char* field;  // the size to lower first, which the error names
+    std::vector<std::string> lower;  // the sizes that shrink it
+    const char* field;               // the size to lower first, which the error names
 };
 
 MHA_SMALL MemoryPart largest_part(const MemoryNeed& m, const Dims& d) {
@@ -106,11 +110,11 @@ MHA_SMALL MemoryPart largest_part(const MemoryNeed& m, const Dims& d) {
                          : d.algorithm == Algorithm::incremental ? "term.memory.scores_row"
                                                                  : "term.memory.scores";
     const MemoryPart parts[] = {
-        {"term.memory.snapshots", m.snapshots, "B, T, Tk or H", d.B > d.T ? "B" : "T"},
-        {"term.memory.weights", m.weights, "C", "C"},
-        {"term.memory.inputs", m.inputs, d.cross ? "B, T, Tk or C" : "B, T or C", d.B > d.T ? "B" : "T"},
-        {scores, m.scores, "T or Tk", d.Tk > d.T ? "Tk" : "T"},
-        {"term.memory.working", m.working, "B, T, Tk or C", d.B > d.T ? "B" : "T"},
+        {"term.memory.snapshots", m.snapshots, {"B", "T", "Tk", "H"}, d.B > d.T ? "B" : "T"},
+        {"term.memory.weights", m.weights, {"C"}, "C"},
+        {"term.memory.inputs", m.inputs, d.cross ? std::vector<std::string>{"B", "T", "Tk", "C"} : std::vector<std::string>{"B", "T", "C"}, d.B > d.T ? "B" : "T"},
+        {scores, m.scores, {"T", "Tk"}, d.Tk > d.T ? "Tk" : "T"},
+        {"term.memory.working", m.working, {"B", "T", "Tk", "C"}, d.B > d.T ? "B" : "T"},
     };
     return *std::max_element(std::begin(parts), std::end(parts), [](const MemoryPart& a, const MemoryPart& b) { return a.bytes < b.bytes; });
 }
@@ -148,7 +152,7 @@ void check_memory(const Config& c, const Dims& d, const RunOptions& options) {
     }
     const MemoryPart largest = largest_part(need, d);
     Params params{{"needed", format_bytes(total)}, {"largest", largest.term}, {"largest_bytes", format_bytes(largest.bytes)},
-                  {"lower", largest.lower}};
+                  {"lower", list_param(largest.lower)}};
     suggest_tiled(c, d, params);
     if (total > addressable_bytes) {
         params.push_back({"limit", format_bytes(addressable_bytes)});

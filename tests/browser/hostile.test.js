@@ -15,6 +15,8 @@ import { TIMEOUT, deep, heatmapCells, launch, makeHostSite } from './harness.js'
 import { heatmapScales } from '../../web/src/logic/heatmap/colors.js';
 import { heatmapPanels } from '../../web/src/logic/heatmap/layout.js';
 import { STRINGS } from '../../web/src/text/translate.js';
+import { MESSAGES } from '../../web/src/text/messages.js';
+import { renderMessage } from '../../web/src/text/render.js';
 import { MAX_IMPORT_DEPTH } from '../../web/src/logic/page/config-import.js';
 import { MAX_URL_LENGTH, decodeState } from '../../web/src/logic/page/page-state.js';
 import { pageErrorText } from '../../web/src/text/page-message.js';
@@ -321,7 +323,8 @@ test('import config (JSON): malformed, huge, deep, hostile or invalid input is r
     await page.locator('mha-playground #import-text').fill(text);
     await page.locator('mha-playground button[data-action="import"]').click();
   };
-  const fill = (key, params = {}) => Object.entries(params).reduce((text, [name, value]) => text.replaceAll(`{${name}}`, value), EN[key]);
+  // The message as the page's own table words it (cpp/data/messages.json, the page's part).
+  const fill = (key, params = {}) => renderMessage(MESSAGES, key, params, 'en');
   const refusedWith = async (text, label) => {
     await error.filter({ hasText: text }).waitFor();
     assert.ok((await error.textContent()).startsWith(EN['import.refused']), label);
@@ -338,9 +341,9 @@ test('import config (JSON): malformed, huge, deep, hostile or invalid input is r
   await paste(`${'['.repeat(100_000)}${']'.repeat(100_000)}`);
   await refusedWith(fill('import.error.tooDeep', { max: MAX_IMPORT_DEPTH }), 'deep');
   await paste('{"C": "16"}');
-  await refusedWith(fill('import.error.wrongType', { field: 'C', expected: EN['import.type.number'] }), 'wrong type');
+  await refusedWith(fill('import.error.wrongType', { field: 'C', expected: 'import.type.number' }), 'wrong type');
   await paste('{"summary": {"C": 16}}');
-  await refusedWith(EN['import.error.noConfig'], 'no config');
+  await refusedWith(fill('import.error.noConfig'), 'no config');
   // Valid JSON, invalid for the engine: the engine's message, hostile text and all.
   await paste(JSON.stringify({ C: 10, H: 4 }));
   await refusedWith(engineError({ B: 2, T: 4, C: 10, H: 4, mask: 'none', bias: true, seed: 0 }).message, 'engine: C % H');

@@ -27,8 +27,9 @@ TEST_CASE("a message renders its parameters and phrases in the reader's language
     } catch (const mha::MhaError& e) {
         CHECK(e.code() == "not_divisible");
         CHECK(e.field() == "H");
-        CHECK(e.params() == mha::Params{{"C", "10"}, {"H", "4"}, {"divisors", "1, 2, 5, 10"}});
-        CHECK(mha::message_of(e, mha::Lang::zh) == "C=10 不能被 H=4 整除：每个头需要 D = C/H 个特征。请从 C=10 的约数中选 H：1, 2, 5, 10。");
+        // A list parameter is its items; each language joins them its own way.
+        CHECK(e.params() == mha::Params{{"C", "10"}, {"H", "4"}, {"divisors", mha::list_param({"1", "2", "5", "10"})}});
+        CHECK(mha::message_of(e, mha::Lang::zh) == "C=10 不能被 H=4 整除：每个头需要 D = C/H 个特征。请从 C=10 的约数中选 H：1、2、5、10。");
     }
     c.C = 8; c.B = 0;
     try {

@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { checkLines, checkTrace, MISTAKES } from '../../web/src/logic/check-trace.js';
-import { labelled, matchTensor } from '../../web/src/logic/tensor-match.js';
-import { parseTrace, readTrace, TRACE_FORMAT } from '../../web/src/logic/trace-file.js';
+import { checkLines, checkTrace, MISTAKES } from '../../web/src/logic/check/check-trace.js';
+import { labelled, matchTensor } from '../../web/src/logic/check/tensor-match.js';
+import { parseTrace, readTrace, TRACE_FORMAT } from '../../web/src/logic/check/trace-file.js';
 import { getTestEngine } from './engine-helper.js';
 import { ROOT } from './helpers.js';
 

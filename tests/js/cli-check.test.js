@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
-import { MISTAKES } from '../../web/src/logic/check-trace.js';
+import { MISTAKES } from '../../web/src/logic/check/check-trace.js';
 import { ROOT } from './helpers.js';
 
 const cli = (...args) => spawnSync(process.execPath, [`${ROOT}web/cli.js`, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });

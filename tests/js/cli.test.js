@@ -72,7 +72,7 @@ test('--lang zh speaks Chinese', () => {
   assert.match(stdout, /^形状链: /m);
   const bad = cli('walk', '--B', '2', '--T', '4', '--C', '10', '--H', '4', '--lang', 'zh');
   assert.equal(bad.status, 2);
-  assert.equal(bad.stderr, '错误: C=10 不能被 H=4 整除：每个头需要 D = C/H 个特征。请从 C=10 的约数中选 H：1, 2, 5, 10。\n');
+  assert.equal(bad.stderr, '错误: C=10 不能被 H=4 整除：每个头需要 D = C/H 个特征。请从 C=10 的约数中选 H：1、2、5、10。\n');
 });
 
 test('a negative value gets the engine\'s own range message, not a parser\'s', () => {

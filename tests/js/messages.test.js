@@ -111,8 +111,9 @@ test('fromTorch errors, unknown steps, slices, matmul and warnings render in bot
 
 test('the wording reads as intended', () => {
   assert.throws(() => engine.run({ ...base, C: 10, H: 4 }), (error) => {
-    assert.deepEqual(error.params, { C: '10', H: '4', divisors: '1, 2, 5, 10' });
-    assert.equal(error.messageIn('zh'), 'C=10 不能被 H=4 整除：每个头需要 D = C/H 个特征。请从 C=10 的约数中选 H：1, 2, 5, 10。');
+    // A list parameter is a list: each language joins it its own way.
+    assert.deepEqual(error.params, { C: '10', H: '4', divisors: ['1', '2', '5', '10'] });
+    assert.equal(error.messageIn('zh'), 'C=10 不能被 H=4 整除：每个头需要 D = C/H 个特征。请从 C=10 的约数中选 H：1、2、5、10。');
     return true;
   });
   assert.throws(() => engine.run({ ...base, B: '2' }), (error) => error.messageIn('zh') === 'B 必须是≥ 1 的整数，而不是字符串 "2"。');

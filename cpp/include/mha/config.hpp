@@ -144,6 +144,9 @@ std::uint64_t parameter_count(const Dims& dims, bool bias);
 /// @brief Float32 bytes one token adds to a KV cache (one layer): K and V, Hkv·D values each.
 std::uint64_t kv_cache_bytes_per_token(const Dims& dims);
 
+/// @brief The divisors of n as a list parameter of a message (the first twenty): which H a C allows.
+std::string divisors_of(std::uint64_t n);
+
 /// @brief Human-readable size, "1.50 GiB" / "12.0 MiB" / "512 bytes".
 std::string format_bytes(double bytes);
 

@@ -40,11 +40,8 @@ inline const char* const known_keys[] = {"B", "T", "Tk", "C", "H", "Hkv", "bias"
                                          "x", "kv", "weights", "memoryCap", "snapshots", "dOutput",
                                          "algorithm", "blockQ", "blockK"};
 
-inline std::string known_key_list() {
-    std::string list;
-    for (const char* name : known_keys) list += (list.empty() ? "" : ", ") + std::string(name);
-    return list;
-}
+// The known keys as a list parameter of a message.
+inline std::string known_key_list() { return list_param({std::begin(known_keys), std::end(known_keys)}); }
 
 inline std::string shortened(std::string text) { return text.size() > 40 ? text.substr(0, 40) + "…" : text; }
 

@@ -12,8 +12,18 @@
 
 namespace mha {
 
-/// The named values a message is rendered from, in the order they were given.
+/// The named values a message is rendered from, in the order they were given. A list parameter is
+/// its items joined by list_separator (list_param makes one); each language joins it its own way.
 using Params = std::vector<std::pair<std::string, std::string>>;
+
+/// Between the items of a list parameter: a character no item holds.
+constexpr char list_separator = '\x1f';
+
+/// @brief A list parameter of these items ({name:list}, {name:or} or {name:and} in a template).
+std::string list_param(const std::vector<std::string>& items);
+
+/// @brief The items of a list parameter (one item for a plain parameter).
+std::vector<std::string> list_items(const std::string& value);
 
 class MhaError : public std::runtime_error {
 public:

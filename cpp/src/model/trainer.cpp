@@ -40,12 +40,6 @@ float real_option(const char* field, const std::optional<double>& value, float f
     return static_cast<float>(*value);
 }
 
-std::string divisors_of(std::size_t n) {
-    std::string list;
-    for (std::size_t d = 1; d <= n; ++d)
-        if (n % d == 0) list += (list.empty() ? "" : ", ") + std::to_string(d);
-    return list;
-}
 
 // Bytes one trainer may allocate, in every build (a third of what wasm can address: a call holds
 // the checkpoint it was given and the one it returns besides the training step's tensors).

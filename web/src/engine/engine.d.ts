@@ -274,12 +274,9 @@ export class Run {
   release(): void;
 }
 
-export type ErrorCode =
-  | 'bad_json' | 'unknown_key' | 'bad_type' | 'missing' | 'bad_size' | 'not_divisible' | 'heads_not_divisible'
-  | 'bad_key_lengths' | 'bad_tensor_length' | 'non_finite' | 'bad_value' | 'memory_cap' | 'unknown_step' | 'released'
-  | 'out_of_memory' | 'internal'
-  // the trainer
-  | 'unknown_task' | 'bad_option' | 'bad_tokens' | 'checkpoint' | 'trainer';
+// The engine's error codes, generated from its messages (cpp/data/messages.json).
+import type { ErrorCode } from '../text/messages.js';
+export type { ErrorCode } from '../text/messages.js';
 
 /** The engine's message table: every error and warning, by key, in English and Chinese. */
 export type MessageTable = Readonly<Record<string, { readonly en: string; readonly zh: string }>>;

@@ -9,6 +9,7 @@
 // What crosses the boundary is defined by cpp/bindings/bindings.cpp: a config and its tensors go
 // in as JS values, a run comes back as plain objects, an error as {code, key, field, params}.
 import createMhaModule, { defaultWasmUrl } from '../../dist/mha_engine.mjs';
+import { MESSAGES } from '../text/messages.js';
 import { configTape } from './config-tape.js';
 import { MhaError, MhaLoadError, MhaWarning } from './errors.js';
 import { fileReader } from './file-reader.js';
@@ -71,7 +72,8 @@ class Engine {
 
   constructor(module, { trainer = false } = {}) {
     this.#module = module;
-    this.#messages = module.messageTable();
+    // The engine's messages and the page's own: one table (cpp/data/messages.json).
+    this.#messages = Object.freeze({ ...module.messageTable(), ...MESSAGES });
     this.#layout = module.summaryLayout();
     this.#withTrainer = trainer;
   }

@@ -200,7 +200,7 @@ export class Run {
     if (!found) {
       const step = typeof id === 'string' ? id : describe(id);
       if (this.steps.length === 0) this.#fail('step', 'unknown_step.no_snapshots', { step });
-      this.#fail('step', 'unknown_step.in_run', { step, steps: this.steps.map((s) => s.id).join(', ') });
+      this.#fail('step', 'unknown_step.in_run', { step, steps: this.steps.map((s) => s.id) });
     }
     if (slice === undefined || slice === null) return found.data || !this.#fetch ? found : this.#fetch(found, null);
     const kind = SLICE_KINDS.get(id) ?? '';
@@ -215,7 +215,7 @@ export class Run {
       const { batch, head } = slice;
       if (kind !== 'head' || batch === undefined || head === undefined) {
         if (this.summary.algorithm === 'naive' || this.summary.algorithm === undefined) this.#fail('step', 'bad_value.slice', { step: id });
-        this.#fail('step', 'bad_value.slice_head', { step: id, steps: this.steps.filter((s) => SLICE_KINDS.get(s.id) === 'head').map((s) => s.id).join(', ') });
+        this.#fail('step', 'bad_value.slice_head', { step: id, steps: this.steps.filter((s) => SLICE_KINDS.get(s.id) === 'head').map((s) => s.id) });
       }
       this.#checkIndex('batch', batch, B);
       this.#checkIndex('head', head, H);
@@ -279,7 +279,7 @@ export class Run {
   #headSteps = null;
 
   #kindList(kind) {
-    return [...SLICE_KINDS].filter(([, k]) => k === kind).map(([id]) => id).join(', ');
+    return [...SLICE_KINDS].filter(([, k]) => k === kind).map(([id]) => id);
   }
 
   #checkIndex(name, value, count) {

@@ -45,7 +45,7 @@ export function checkedOptions(options, messages) {
     if (value === undefined) continue;
     if (!KNOWN.includes(key)) {
       const close = KNOWN.find((name) => name.toLowerCase() === key.toLowerCase().replaceAll('_', ''));
-      fail(key, 'unknown_key.trainer', { key, known: KNOWN.join(', '), ...(close ? { hint: 'term.did_you_mean', suggestion: close } : {}) });
+      fail(key, 'unknown_key.trainer', { key, known: KNOWN, ...(close ? { hint: 'term.did_you_mean', suggestion: close } : {}) });
     }
     if (key === 'task' && typeof value !== 'string') fail('task', 'bad_type.value', { field: 'task', wanted: 'term.wanted.task', ...described(value) });
     if (NUMBER_OPTIONS.includes(key) && (typeof value !== 'number' || !Number.isFinite(value))) {
@@ -138,7 +138,7 @@ export class Trainer {
     const messages = this.#messages;
     const read = checkedOptions(options, messages);
     const fixed = Object.keys(read).find((key) => !TRAINING_OPTIONS.includes(key));
-    if (fixed) throw MhaError.from({ field: fixed, key: 'bad_option.fixed', params: { field: fixed, options: TRAINING_OPTIONS.join(', ') } }, messages);
+    if (fixed) throw MhaError.from({ field: fixed, key: 'bad_option.fixed', params: { field: fixed, options: TRAINING_OPTIONS } }, messages);
     const result = this.#call('trainerReconfigure', this.#checkpoint, read);
     this.#checkpoint = result.checkpoint;
     this.#info = { ...this.#info, options: result.options };

@@ -357,9 +357,6 @@ export const EN = {
   'quiz.numberPlaceholder': 'a number',
 
   // Errors of the page itself (the engine's own come from engine.messages).
-  'error.for_missing': 'for="{id}": there is no element with that id on this page.',
-  'error.engine_load': 'The WebAssembly engine did not load: {detail}',
-  'error.t_tokens': 't="{t}", but tokens has {n} words: T is the number of tokens. Remove t, or give {t} tokens.',
 
   // Warnings in the console for an author's mistyped attribute (each once per element).
   'warn.attribute': '<{tag} {name}="{value}">: {name} takes {accepted}; this value is ignored.',
@@ -375,22 +372,6 @@ export const EN = {
   'import.button': 'Import the pasted JSON',
   'import.done': 'Imported: the controls and the run now show this config.',
   'import.refused': 'Not imported, nothing changed.',
-  'import.error.tooLarge': 'The file is {size}; at most {max} is read.',
-  'import.error.unreadable': 'The file could not be read ({detail}).',
-  'import.error.tooDeep': 'The JSON is nested more than {max} levels deep.',
-  'import.error.notJson': 'This is not JSON ({detail}).',
-  'import.error.empty': 'There is nothing to import.',
-  'import.error.forbiddenKey': 'The key "{key}" is not allowed.',
-  'import.error.notObject': 'The JSON must be an object (a snapshot or a config), not {type}.',
-  'import.error.noConfig': 'There is no config in it: no B, T, C, H, tokens or other config field.',
-  'import.error.wrongType': '{field} must be {expected}.',
-  'import.error.tokensMismatch': 'T = {T}, but there are {n} tokens.',
-  'import.error.badT': 'T = {T} without tokens: T must be a whole number from 1 to {max}.',
-  'import.type.number': 'a number',
-  'import.type.string': 'a string',
-  'import.type.boolean': 'true or false',
-  'import.type.numbers': 'an array of numbers',
-  'import.type.strings': 'a string or an array of strings',
 
   // Shape formulas (catalogue/shape-formula.js): the words between the shapes, and formulas read aloud.
   'formula.softmaxOverTk': 'softmax over Tk of ',
@@ -409,25 +390,6 @@ export const EN = {
   'formula.label.weights': 'A equals softmax of S over the keys Tk',
 
   // Precomputed attention (<mha-heatmap attention / src>, logic/heatmap/attention-file.js).
-  'attention.refused': 'This attention cannot be drawn ({src}): {detail}',
-  'attention.property': 'the attention property',
-  'attention.fetch': 'Could not load {src} ({detail}).',
-  'attention.error.notObject': 'Expected nested arrays [H][Tq][Tk] or [B][H][Tq][Tk], or an object with shape and data, not {got}.',
-  'attention.error.format': 'format is {got}; an attention file says "{expected}".',
-  'attention.error.version': 'version is {got}; this page reads version 1.',
-  'attention.error.shape': 'shape must be [H, Tq, Tk] or [B, H, Tq, Tk] with whole numbers ≥ 1, not {got}.',
-  'attention.error.shapeMismatch': 'shape says {shape}, but the nested data is {got}.',
-  'attention.error.rank': 'The arrays are nested {rank} deep; attention is [H][Tq][Tk] (3) or [B][H][Tq][Tk] (4).',
-  'attention.error.emptyAxis': 'Axis {axis} of the arrays is empty.',
-  'attention.error.ragged': 'The arrays are not rectangular: {path} has {n} entries where {expected} were expected.',
-  'attention.error.tooBig': '{n} values are more than the {max} a heatmap draws.',
-  'attention.error.noData': 'There is no data: give the weights as an array of numbers.',
-  'attention.error.dataLength': 'data has {n} values, but shape {shape} needs {expected}.',
-  'attention.error.notNumber': 'data{at} is {got}, not a number.',
-  'attention.error.notFinite': 'data{at} is {got}: every weight must be a finite number.',
-  'attention.error.range': 'data{at} = {got} is outside [0, 1]: attention weights are probabilities.',
-  'attention.error.labels': '{field} must be an array of strings.',
-  'attention.error.labelCount': 'There are {n} {field} for {expected} positions.',
 
   // <mha-heatmap>: colour scales, the average over heads, the picker, the seeded-weights note.
   'hm.scale': 'Colour scale',
@@ -460,12 +422,6 @@ export const EN = {
   'kind.same': 'No value changes in this run (nothing is masked, or D = 1): the step passes its input on.',
 
   // Reading a pasted state dict (logic/page/state-dict.js).
-  'torch.error.notObject': 'A state dict is a JSON object of tensors ({"in_proj_weight": [[…]], …}).',
-  'torch.error.noWeights': 'There is no in_proj_weight (nn.MultiheadAttention) and no q_proj.weight (separate projections) in it.',
-  'torch.error.notNumbers': '{name} must be a list of numbers (nested lists, as tensor.tolist() writes them).',
-  'torch.error.ragged': '{name} is not rectangular: its nested lists differ in depth.',
-  'torch.error.missing': '{name} is missing.',
-  'torch.error.notSquare': 'out_proj.weight has {n} numbers; it is [C, C], so that must be a square number.',
 
   // The attention real models run (playground/algorithms-panel.js, issue 15)
   'alg.title': 'The attention real models run: tiled and incremental',
@@ -570,8 +526,4 @@ export const EN = {
   'ctl.cut': 'This link held the labels of the first {given} of {total} tokens; the others are named t{given}, t{next}, …. The run is the same: values do not depend on the labels.',
   'stale.note': 'Not updated: the configuration has an error (see the configuration). This still shows the last valid one: {config}.',
   'error.seeSplit': 'See step {n}, where the split view(B, T, H, D) needs C = H · D',
-  'page.memoryCap': 'This config needs {needed} of memory, above this page\'s limit of {cap}: {largest} alone take {largest_bytes}. Lower {lower}.',
-  'page.memoryAddressable': 'This config needs {needed} of memory, more than the engine can address ({limit}): {largest} alone take {largest_bytes}. Lower {lower}.',
-  'page.listOr': '{list} or {last}',
-  'page.listSeparator': ', ',
 };

@@ -1,8 +1,9 @@
 // An error of the page itself, not the engine's (an element's `for` names no element, the engine
 // did not load, an import is refused): data like MhaError — a code, the field at fault, the key of
-// its words in en.js / zh.js and their parameters — that says itself in either language, so every
-// place that shows an error shows `error.messageIn(lang)`. No DOM.
-import { translator } from './translate.js';
+// its message (the page's part of cpp/data/messages.json) and its parameters — that says itself in
+// either language, so every place that shows an error shows `error.messageIn(lang)`. No DOM.
+import { MESSAGES } from './messages.js';
+import { renderMessage } from './render.js';
 
 export class PageError extends Error {
   /**
@@ -23,6 +24,6 @@ export class PageError extends Error {
   messageIn(lang) {
     const { cause } = this;
     const detail = typeof cause?.messageIn === 'function' ? cause.messageIn(lang) : cause?.message;
-    return translator(lang)(this.key, detail === undefined ? this.params : { ...this.params, detail });
+    return renderMessage(MESSAGES, this.key, detail === undefined ? this.params : { ...this.params, detail }, lang);
   }
 }

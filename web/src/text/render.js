@@ -1,19 +1,32 @@
-// How a message is made from a template and parameters, for the engine's messages (its table,
-// cpp/src/messages.cpp, which engine.js hands over as `engine.messages`) and for the page's own
-// words (en.js, zh.js, through translate.js): one rule everywhere. `{name}` is the parameter
-// `name` (nothing if absent); `{@name}` is the table entry whose key the parameter holds, filled
-// with the same parameters. Any other brace, as in "{batch, head}" or '{"B": 2}', is text. No DOM.
+// How a message is made from a template and parameters, for the messages (cpp/data/messages.json:
+// the engine's, which engine.js hands over as `engine.messages`, and the page's own, messages.js)
+// and for the page's words (en.js, zh.js, through translate.js): one rule everywhere, the one
+// cpp/src/messages.cpp follows. `{name}` is the parameter `name` (nothing if absent); `{@name}` is
+// the table entry whose key the parameter holds, filled with the same parameters;
+// `{name:list}`, `{name:or}` and `{name:and}` are a list parameter (an array) joined as the
+// language joins lists (the terms term.join.list, .or and .and). Any other brace, as in
+// "{batch, head}" or '{"B": 2}', is text. No DOM.
 
-const SLOT = /\{(@?)([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const SLOT = /\{(@?)([A-Za-z_][A-Za-z0-9_]*)(?::(list|or|and))?\}/g;
+
+// "a, b or c": the items with the language's separator, and its word before the last.
+function joined(items, join, lookup) {
+  const separator = lookup('term.join.list') ?? ', ';
+  const last = join === 'list' ? separator : lookup(`term.join.${join}`) ?? separator;
+  return items.map((item, i) => (i === 0 ? '' : i === items.length - 1 ? last : separator) + String(item)).join('');
+}
 
 /**
  * `template` with its slots filled from `params`; `lookup(key)` gives the template of a `{@name}`
  * entry (undefined when there is none, which leaves the slot empty).
  */
 export function fillSlots(template, params = {}, lookup = () => undefined, depth = 0) {
-  return template.replace(SLOT, (_, term, name) => {
-    const value = params !== null && Object.hasOwn(params, name) ? String(params[name]) : undefined;
-    if (value === undefined) return '';
+  return template.replace(SLOT, (whole, term, name, join) => {
+    if (term && join) return whole;  // a term is never a list: text, as the engine reads it
+    const given = params !== null && Object.hasOwn(params, name) ? params[name] : undefined;
+    if (given === undefined) return '';
+    if (join) return joined(Array.isArray(given) ? given : [given], join, lookup);
+    const value = Array.isArray(given) ? joined(given, 'list', lookup) : String(given);
     if (!term) return value;
     const entry = depth < 2 ? lookup(value) : undefined;
     return entry === undefined ? '' : fillSlots(entry, params, lookup, depth + 1);

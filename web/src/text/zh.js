@@ -356,9 +356,6 @@ export const ZH = {
   'quiz.numberPlaceholder': '一个数',
 
   // Errors of the page itself (the engine's own come from engine.messages).
-  'error.for_missing': 'for="{id}"：本页没有这个 id 的元素。',
-  'error.engine_load': 'WebAssembly 引擎没有加载成功：{detail}',
-  'error.t_tokens': 't="{t}"，但 tokens 有 {n} 个词：T 就是词元的个数。请去掉 t，或给出 {t} 个词元。',
 
   // 控制台里对作者写错的属性的警告（每个元素每个属性只提示一次）。
   'warn.attribute': '<{tag} {name}="{value}">：{name} 可取 {accepted}；此值被忽略。',
@@ -374,22 +371,6 @@ export const ZH = {
   'import.button': '导入粘贴的 JSON',
   'import.done': '已导入：控件和运行结果都已换成这个配置。',
   'import.refused': '未导入，什么都没有改变。',
-  'import.error.tooLarge': '文件大小为 {size}，最多只读取 {max}。',
-  'import.error.unreadable': '无法读取这个文件（{detail}）。',
-  'import.error.tooDeep': 'JSON 的嵌套超过了 {max} 层。',
-  'import.error.notJson': '这不是 JSON（{detail}）。',
-  'import.error.empty': '没有可导入的内容。',
-  'import.error.forbiddenKey': '不允许使用键 "{key}"。',
-  'import.error.notObject': 'JSON 必须是一个对象（快照或配置），而不是 {type}。',
-  'import.error.noConfig': '其中没有配置：没有 B、T、C、H、词元等任何配置字段。',
-  'import.error.wrongType': '{field} 必须是{expected}。',
-  'import.error.tokensMismatch': 'T = {T}，但有 {n} 个词元。',
-  'import.error.badT': '没有词元时 T = {T}：T 必须是 1 到 {max} 之间的整数。',
-  'import.type.number': '一个数',
-  'import.type.string': '一个字符串',
-  'import.type.boolean': '真或假（true / false）',
-  'import.type.numbers': '一个数的数组',
-  'import.type.strings': '一个字符串或字符串数组',
 
   // Shape formulas (catalogue/shape-formula.js): the words between the shapes, and formulas read aloud.
   'formula.softmaxOverTk': '沿 Tk 做 softmax：',
@@ -408,25 +389,6 @@ export const ZH = {
   'formula.label.weights': 'A 等于 S 沿键 Tk 做 softmax',
 
   // Precomputed attention (<mha-heatmap attention / src>, logic/heatmap/attention-file.js).
-  'attention.refused': '无法绘制这份注意力（{src}）：{detail}',
-  'attention.property': 'attention 属性',
-  'attention.fetch': '无法加载 {src}（{detail}）。',
-  'attention.error.notObject': '需要嵌套数组 [H][Tq][Tk] 或 [B][H][Tq][Tk]，或带 shape 和 data 的对象，而不是 {got}。',
-  'attention.error.format': 'format 是 {got}；注意力文件应写 "{expected}"。',
-  'attention.error.version': 'version 是 {got}；本页读取第 1 版。',
-  'attention.error.shape': 'shape 必须是由 ≥ 1 的整数组成的 [H, Tq, Tk] 或 [B, H, Tq, Tk]，而不是 {got}。',
-  'attention.error.shapeMismatch': 'shape 写的是 {shape}，但嵌套数据是 {got}。',
-  'attention.error.rank': '数组嵌套了 {rank} 层；注意力是 [H][Tq][Tk]（3 层）或 [B][H][Tq][Tk]（4 层）。',
-  'attention.error.emptyAxis': '数组的第 {axis} 个轴是空的。',
-  'attention.error.ragged': '数组不是矩形的：{path} 有 {n} 项，应为 {expected} 项。',
-  'attention.error.tooBig': '{n} 个值超过了热力图能绘制的 {max} 个。',
-  'attention.error.noData': '没有数据：请把权重写成数字数组。',
-  'attention.error.dataLength': 'data 有 {n} 个值，但形状 {shape} 需要 {expected} 个。',
-  'attention.error.notNumber': 'data{at} 是 {got}，不是数字。',
-  'attention.error.notFinite': 'data{at} 是 {got}：每个权重都必须是有限的数。',
-  'attention.error.range': 'data{at} = {got} 不在 [0, 1] 内：注意力权重是概率。',
-  'attention.error.labels': '{field} 必须是字符串数组。',
-  'attention.error.labelCount': '有 {n} 个 {field}，但位置有 {expected} 个。',
 
   // <mha-heatmap>: colour scales, the average over heads, the picker, the seeded-weights note.
   'hm.scale': '颜色刻度',
@@ -459,12 +421,6 @@ export const ZH = {
   'kind.same': '这次运行中没有值改变（没有被遮住的位置，或 D = 1）：这一步原样传递输入。',
 
   // Reading a pasted state dict (logic/page/state-dict.js).
-  'torch.error.notObject': 'state dict 是一个由张量组成的 JSON 对象（{"in_proj_weight": [[…]], …}）。',
-  'torch.error.noWeights': '其中既没有 in_proj_weight（nn.MultiheadAttention），也没有 q_proj.weight（分开的投影）。',
-  'torch.error.notNumbers': '{name} 必须是数字列表（嵌套列表，和 tensor.tolist() 的输出一样）。',
-  'torch.error.ragged': '{name} 不是矩形的：各个嵌套列表的深度不同。',
-  'torch.error.missing': '缺少 {name}。',
-  'torch.error.notSquare': 'out_proj.weight 有 {n} 个数；它是 [C, C]，个数必须是平方数。',
 
   // 真实模型运行的注意力（playground/algorithms-panel.js，issue 15）
   'alg.title': '真实模型运行的注意力：分块与增量',
@@ -569,8 +525,4 @@ export const ZH = {
   'ctl.cut': '这个链接只保存了 {total} 个词元中前 {given} 个的名字；其余的命名为 t{given}、t{next}……。运行结果相同：数值与词元名无关。',
   'stale.note': '未更新：配置有错误（见“配置”）。这里显示的仍是上一个有效的配置：{config}。',
   'error.seeSplit': '查看第 {n} 步：拆头 view(B, T, H, D) 要求 C = H · D',
-  'page.memoryCap': '这个配置需要 {needed} 内存，超过了本页的上限 {cap}：仅{largest}就占 {largest_bytes}。请减小 {lower}。',
-  'page.memoryAddressable': '这个配置需要 {needed} 内存，超过了引擎能寻址的 {limit}：仅{largest}就占 {largest_bytes}。请减小 {lower}。',
-  'page.listOr': '{list} 或 {last}',
-  'page.listSeparator': '、',
 };

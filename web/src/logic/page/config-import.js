@@ -8,7 +8,8 @@ import { formatBytes } from '../format.js';
 import { isPlainObject } from '../../engine/values.js';
 import { CONFIG_FIELDS, MAX_MADE_UP_TOKENS, parseTokens, withTokens } from '../config-input.js';
 import { PageError } from '../../text/page-error.js';
-import { translator } from '../../text/translate.js';
+import { MESSAGES } from '../../text/messages.js';
+import { renderMessage } from '../../text/render.js';
 
 /** Larger files are refused before they are read or parsed. */
 export const MAX_IMPORT_BYTES = 5 * 2 ** 20;
@@ -36,13 +37,12 @@ export class ImportError extends PageError {
     this.name = 'ImportError';
   }
 
-  /** The reason in `lang` ('en' or 'zh'): sizes in binary units, the expected type in words. */
+  /** The reason in `lang` ('en' or 'zh'): sizes in binary units, the expected type in words (a term). */
   messageIn(lang) {
-    const t = translator(lang);
     const params = { ...this.params };
     if (this.code === 'tooLarge') Object.assign(params, { size: formatBytes(params.size), max: formatBytes(params.max) });
-    if (params.expected !== undefined) params.expected = t(`import.type.${params.expected}`);
-    return t(this.key, params);
+    if (params.expected !== undefined) params.expected = `import.type.${params.expected}`;
+    return renderMessage(MESSAGES, this.key, params, lang);
   }
 }
 

@@ -4,8 +4,8 @@
 // field at fault (`records[3].data`) and what it should hold. Values come back as Float64Arrays
 // with the strings "-Infinity", "Infinity" and "NaN" (JSON has no such numbers) decoded.
 // No DOM: tests/js/check-trace.test.js.
-import { isPlainObject } from '../engine/values.js';
-import { parseImportText } from './config-import.js';
+import { isPlainObject } from '../../engine/values.js';
+import { parseImportText } from '../page/config-import.js';
 
 export const TRACE_FORMAT = 'mha-lens/trace';
 export const TRACE_VERSION = 1;

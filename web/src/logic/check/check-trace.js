@@ -7,7 +7,7 @@
 // view of `q`, …) and carried through to the output: the mistake whose tensor at some stage holds
 // the learner's values is the one reported, or none. The first wrong tensor of four mistakes is
 // the one the page's mistakes panel shows (mistakes.js). No DOM: tests/js/check-trace.test.js.
-import { noProjection, noScale, noTranspose, softmaxOverQueries } from './mistakes.js';
+import { noProjection, noScale, noTranspose, softmaxOverQueries } from '../lessons/mistakes.js';
 import { engineConfig } from './trace-file.js';
 import { fromStep, labelled, matchTensor, maxDifference } from './tensor-match.js';
 
