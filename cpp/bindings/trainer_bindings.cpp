@@ -1,12 +1,14 @@
-// Embind bindings of the trainer (cpp/include/mha/model/trainer.hpp): type conversion only. Every
-// call is stateless: it takes the trainer's checkpoint (a Uint8Array the JS Trainer keeps), and a
-// call that changes the trainer hands back a new checkpoint. No trainer, and no Embind handle,
-// lives in the module between calls. web/src/engine/trainer.js is the one caller.
+// Embind bindings of the trainer (cpp/include/mha/model/trainer.hpp): type conversion only. A
+// trainer lives in the module as a TrainerSession, which JS owns and deletes
+// (web/src/engine/trainer.js, the one caller): its state (parameters and AdamW moments, megabytes
+// for a language model) stays here between calls, so that a training call copies nothing in and
+// hands back only its losses. save() makes the checkpoint; open() reads one.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,11 +31,6 @@ std::vector<std::uint8_t> bytes_from_js(const val& array) {
 
 val bytes_to_js(const std::vector<std::uint8_t>& bytes) {
     return val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<val>("slice");
-}
-
-TrainerState state_of(const val& checkpoint) {
-    const std::vector<std::uint8_t> bytes = bytes_from_js(checkpoint);
-    return load(bytes.data(), bytes.size());
 }
 
 std::vector<std::int32_t> tokens_from_js(const val& tokens) {  // an Int32Array (trainer.js converts)
@@ -79,129 +76,178 @@ val describe(const TrainerState& s) {
 }
 
 // options: a plain object whose values trainer.js has checked for type (numbers, booleans, a string).
-val create(const val& options) {
-    return guarded([&] {
-        TrainerOptions o;
-        if (!options["task"].isUndefined()) o.task = options["task"].as<std::string>();
-        auto number = [&](const char* key, std::optional<double>& into) {
-            if (!options[key].isUndefined()) into = options[key].as<double>();
-        };
-        auto flag = [&](const char* key, std::optional<bool>& into) {
-            if (!options[key].isUndefined()) into = options[key].as<bool>();
-        };
-        number("seed", o.seed); number("T", o.T); number("vocab", o.vocab); number("layers", o.layers);
-        number("heads", o.heads); number("width", o.width); number("batch", o.batch); number("lr", o.lr);
-        number("weightDecay", o.weight_decay); number("dropout", o.dropout); number("clip", o.clip);
-        flag("mlp", o.mlp); flag("layernorm", o.layernorm);
-        const TrainerState s = create_trainer(resolve_options(o));
-        val out = describe(s);
-        out.set("checkpoint", bytes_to_js(save(s)));
-        return out;
-    });
+TrainerOptions options_from_js(const val& options) {
+    TrainerOptions o;
+    if (!options["task"].isUndefined()) o.task = options["task"].as<std::string>();
+    auto number = [&](const char* key, std::optional<double>& into) {
+        if (!options[key].isUndefined()) into = options[key].as<double>();
+    };
+    auto flag = [&](const char* key, std::optional<bool>& into) {
+        if (!options[key].isUndefined()) into = options[key].as<bool>();
+    };
+    number("seed", o.seed); number("T", o.T); number("vocab", o.vocab); number("layers", o.layers);
+    number("heads", o.heads); number("width", o.width); number("batch", o.batch); number("lr", o.lr);
+    number("weightDecay", o.weight_decay); number("dropout", o.dropout); number("clip", o.clip);
+    flag("mlp", o.mlp); flag("layernorm", o.layernorm);
+    return o;
 }
 
-val open(const val& checkpoint) {
-    return guarded([&] { return describe(state_of(checkpoint)); });
+val head_scores_to_js(const std::vector<HeadScore>& all) {
+    val list = val::array();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        val jobs = val::object();
+        jobs.set("antiDiagonal", all[i].jobs.antiDiagonal);
+        jobs.set("answer", all[i].jobs.answer);
+        jobs.set("previousToken", all[i].jobs.previousToken);
+        jobs.set("prefixMatching", all[i].jobs.prefixMatching);
+        val head = val::object();
+        head.set("layer", static_cast<double>(all[i].layer));
+        head.set("head", static_cast<double>(all[i].head));
+        head.set("jobs", jobs);
+        list.set(i, head);
+    }
+    return list;
 }
 
-// options: { lr, weightDecay, dropout, clip }, numbers only (trainer.js has checked names and types).
-val reconfigure_options(const val& checkpoint, const val& options) {
-    return guarded([&] {
-        TrainingOptions o;
-        auto number = [&](const char* key, std::optional<double>& into) {
-            if (!options[key].isUndefined()) into = options[key].as<double>();
-        };
-        number("lr", o.lr); number("weightDecay", o.weight_decay); number("dropout", o.dropout); number("clip", o.clip);
-        const TrainerState s = reconfigure(state_of(checkpoint), o);
-        val out = describe(s);
-        out.set("checkpoint", bytes_to_js(save(s)));
-        return out;
-    });
+val attention_to_js(const std::vector<std::vector<float>>& layers) {
+    val list = val::array();
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        val entry = val::object();
+        entry.set("layer", static_cast<double>(l));
+        entry.set("weights", owned_floats(layers[l]));
+        list.set(l, entry);
+    }
+    return list;
 }
 
-val train_steps(const val& checkpoint, double steps) {
-    return guarded([&] {
-        TrainerState s = state_of(checkpoint);
-        const TrainChunk chunk = train(s, steps);
-        val out = val::object();
-        out.set("checkpoint", bytes_to_js(save(s)));
-        out.set("step", static_cast<double>(chunk.step));
-        out.set("loss", chunk.loss);
-        out.set("accuracy", chunk.accuracy);
-        out.set("losses", owned_floats(chunk.losses));
-        return out;
-    });
+val predicted_to_js(const std::vector<std::int32_t>& predicted) {
+    return val(emscripten::typed_memory_view(predicted.size(), predicted.data())).call<val>("slice");
 }
 
-val evaluate_on(const val& checkpoint, double sequences) {
-    return guarded([&] {
-        if (!(sequences >= 1 && sequences <= 65536 && sequences == static_cast<double>(static_cast<std::size_t>(sequences))))
-            throw mha::MhaError("sequences", "bad_option.range", {{"field", "sequences"}, {"value", val(sequences).call<std::string>("toString")},
-                                                                 {"min", "1"}, {"max", "65536"}});
-        const Evaluation e = evaluate(state_of(checkpoint), static_cast<std::size_t>(sequences));
-        val out = val::object();
-        out.set("loss", e.loss);
-        out.set("accuracy", e.accuracy);
-        out.set("sequences", static_cast<double>(e.sequences));
-        return out;
-    });
-}
+// One trainer, held in the module between calls. Every method answers {ok, value} or {ok: false,
+// error} (js_result::guarded), and an error leaves the trainer as it was.
+class TrainerSession {
+public:
+    /// A fresh trainer of these options at step 0.
+    val create(const val& options) {
+        return guarded([&] {
+            state_ = create_trainer(resolve_options(options_from_js(options)));
+            return describe(*state_);
+        });
+    }
 
-val scores(const val& checkpoint) {
-    return guarded([&] {
-        val list = val::array();
-        const std::vector<HeadScore> all = head_scores(state_of(checkpoint));
-        for (std::size_t i = 0; i < all.size(); ++i) {
-            val jobs = val::object();
-            jobs.set("antiDiagonal", all[i].jobs.antiDiagonal);
-            jobs.set("answer", all[i].jobs.answer);
-            jobs.set("previousToken", all[i].jobs.previousToken);
-            jobs.set("prefixMatching", all[i].jobs.prefixMatching);
-            val head = val::object();
-            head.set("layer", static_cast<double>(all[i].layer));
-            head.set("head", static_cast<double>(all[i].head));
-            head.set("jobs", jobs);
-            list.set(i, head);
-        }
-        return list;
-    });
-}
+    /// The trainer a checkpoint holds (what save() made), bit for bit.
+    val open(const val& checkpoint) {
+        return guarded([&] {
+            const std::vector<std::uint8_t> bytes = bytes_from_js(checkpoint);
+            state_ = load(bytes.data(), bytes.size());
+            return describe(*state_);
+        });
+    }
 
-val predict_tokens(const val& checkpoint, const val& tokens) {
-    return guarded([&] {
-        const std::vector<std::int32_t> predicted = predict(state_of(checkpoint), tokens_from_js(tokens));
-        return val(emscripten::typed_memory_view(predicted.size(), predicted.data())).call<val>("slice");
-    });
-}
+    val save() const {
+        return guarded([&] { return bytes_to_js(mha::model::save(state())); });
+    }
 
-val attention_of(const val& checkpoint, const val& tokens) {
-    return guarded([&] {
-        const std::vector<std::vector<float>> layers = attention(state_of(checkpoint), tokens_from_js(tokens));
-        val list = val::array();
-        for (std::size_t l = 0; l < layers.size(); ++l) {
-            val entry = val::object();
-            entry.set("layer", static_cast<double>(l));
-            entry.set("weights", owned_floats(layers[l]));
-            list.set(l, entry);
-        }
-        return list;
-    });
-}
+    // options: { lr, weightDecay, dropout, clip }, numbers only (trainer.js has checked names and types).
+    val configure(const val& options) {
+        return guarded([&] {
+            TrainingOptions o;
+            auto number = [&](const char* key, std::optional<double>& into) {
+                if (!options[key].isUndefined()) into = options[key].as<double>();
+            };
+            number("lr", o.lr); number("weightDecay", o.weight_decay); number("dropout", o.dropout); number("clip", o.clip);
+            state_ = reconfigure(state(), o);
+            return describe(*state_);
+        });
+    }
 
-val block(const val& checkpoint, const val& tokens, double layer) {
-    return guarded([&] { return trace_as_js(block_run(state_of(checkpoint), tokens_from_js(tokens), layer), true); });
-}
+    val train(double steps) {
+        return guarded([&] {
+            const TrainChunk chunk = mha::model::train(state(), steps);
+            val out = val::object();
+            out.set("step", static_cast<double>(chunk.step));
+            out.set("loss", chunk.loss);
+            out.set("accuracy", chunk.accuracy);
+            out.set("losses", owned_floats(chunk.losses));
+            return out;
+        });
+    }
+
+    val evaluate(double sequences) const {
+        return guarded([&] {
+            if (!(sequences >= 1 && sequences <= 65536 && sequences == static_cast<double>(static_cast<std::size_t>(sequences))))
+                throw mha::MhaError("sequences", "bad_option.range", {{"field", "sequences"}, {"value", val(sequences).call<std::string>("toString")},
+                                                                     {"min", "1"}, {"max", "65536"}});
+            const Evaluation e = mha::model::evaluate(state(), static_cast<std::size_t>(sequences));
+            val out = val::object();
+            out.set("loss", e.loss);
+            out.set("accuracy", e.accuracy);
+            out.set("sequences", static_cast<double>(e.sequences));
+            return out;
+        });
+    }
+
+    val head_scores() const {
+        return guarded([&] { return head_scores_to_js(mha::model::head_scores(state())); });
+    }
+
+    val predict(const val& tokens) const {
+        return guarded([&] { return predicted_to_js(mha::model::predict(state(), tokens_from_js(tokens))); });
+    }
+
+    val attention(const val& tokens) const {
+        return guarded([&] { return attention_to_js(mha::model::attention(state(), tokens_from_js(tokens))); });
+    }
+
+    /// What a redraw needs in one call: every layer's attention over `tokens`, the predictions and
+    /// (when `scores` is true) every head's scores, without a walkthrough trace.
+    val view(const val& tokens, bool scores) const {
+        return guarded([&] {
+            const std::vector<std::int32_t> sequence = tokens_from_js(tokens);
+            val out = val::object();
+            out.set("step", static_cast<double>(state().step));
+            out.set("layers", attention_to_js(mha::model::attention(state(), sequence)));
+            out.set("predicted", predicted_to_js(mha::model::predict(state(), sequence)));
+            if (scores) out.set("scores", head_scores_to_js(mha::model::head_scores(state())));
+            return out;
+        });
+    }
+
+    val block(const val& tokens, double layer) const {
+        return guarded([&] { return trace_as_js(block_run(state(), tokens_from_js(tokens), layer), true); });
+    }
+
+    val info() const {
+        return guarded([&] { return describe(state()); });
+    }
+
+private:
+    // A session is made by create() or open(); JS never calls another method before either succeeds.
+    TrainerState& state() {
+        if (!state_) throw mha::MhaError("trainer", "trainer.disposed", {});
+        return *state_;
+    }
+    const TrainerState& state() const { return const_cast<TrainerSession*>(this)->state(); }
+
+    std::optional<TrainerState> state_;
+};
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(mha_trainer) {
-    emscripten::function("trainerCreate", &create);
-    emscripten::function("trainerOpen", &open);
-    emscripten::function("trainerReconfigure", &reconfigure_options);
-    emscripten::function("trainerTrain", &train_steps);
-    emscripten::function("trainerEvaluate", &evaluate_on);
-    emscripten::function("trainerHeadScores", &scores);
-    emscripten::function("trainerPredict", &predict_tokens);
-    emscripten::function("trainerAttention", &attention_of);
-    emscripten::function("trainerRun", &block);
+    emscripten::class_<TrainerSession>("TrainerSession")
+        .constructor<>()
+        .function("create", &TrainerSession::create)
+        .function("open", &TrainerSession::open)
+        .function("save", &TrainerSession::save)
+        .function("configure", &TrainerSession::configure)
+        .function("train", &TrainerSession::train)
+        .function("evaluate", &TrainerSession::evaluate)
+        .function("headScores", &TrainerSession::head_scores)
+        .function("predict", &TrainerSession::predict)
+        .function("attention", &TrainerSession::attention)
+        .function("view", &TrainerSession::view)
+        .function("block", &TrainerSession::block)
+        .function("info", &TrainerSession::info);
 }

@@ -1,6 +1,6 @@
 // The trainer's part of the leak checks (tests/js/trainer-leaks.test.js, scripts/leak_check.js):
-// a trainer made, used through every call (and an error) and dropped. Nothing of a trainer lives
-// in the wasm module between calls, so after warm-up neither the memory nor the Embind handles
+// a trainer made, used through every call (and an error) and disposed. A trainer lives in the
+// module until dispose() frees it, so after warm-up neither the memory nor the Embind handles
 // may change.
 import { MhaError } from '../../web/src/engine/engine.js';
 
@@ -14,7 +14,7 @@ export const TINY = {
 /** Each task at its default sizes (scripts/leak_check.js --trainer). */
 export const DEFAULTS = Object.fromEntries(Object.keys(TINY).map((task) => [task, { task }]));
 
-/** Trainer number i: made, trained, asked everything once, saved and loaded, then dropped. */
+/** Trainer number i: made, trained, asked everything once, saved and loaded, then disposed. */
 export function trainerRound(engine, i, sizes = TINY) {
   const names = Object.keys(sizes);
   const options = { ...sizes[names[i % names.length]], seed: i };
@@ -26,12 +26,16 @@ export function trainerRound(engine, i, sizes = TINY) {
   if (i % 10 === 0) trainer.headScores();
   if (i % 10 === 1) trainer.evaluate({ sequences: 8 });
   if (i % 10 === 2) trainer.run(tokens);
+  if (i % 10 === 3) trainer.view(tokens);
   const copy = engine.trainer({ checkpoint: trainer.save() });
+  trainer.dispose();
   try {
     copy.predict([99]);
   } catch (error) {
     if (!(error instanceof MhaError)) throw error;
     return;
+  } finally {
+    copy.dispose();
   }
   throw new Error(`round ${i}: bad tokens were accepted`);
 }

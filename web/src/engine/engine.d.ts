@@ -245,8 +245,9 @@ export class Run {
   /** [B, Tq, C] */
   readonly output: Float32Array;
   /**
-   * The parameters used: seeded ones as owned copies; explicit ones as the Float32Arrays the
-   * engine was given (the caller's own Float32Arrays, or their Float32Array conversion).
+   * The parameters used: seeded ones as owned copies, made when first read (read after release()
+   * it throws "released"); explicit ones as the Float32Arrays the engine was given (the caller's
+   * own Float32Arrays, or their Float32Array conversion).
    */
   readonly weights: Weights;
   /** With dOutput: the gradients of the inputs and of every parameter; null without. */
@@ -272,6 +273,19 @@ export class Run {
    * detached), and step() throws. Calling it again does nothing.
    */
   release(): void;
+  /** The run as plain data a worker can post (its arrays are the run's own: transfer them); Run.fromTransfer() makes it a Run again. */
+  toTransfer(): RunTransfer;
+  static fromTransfer(transfer: RunTransfer, messages: MessageTable): Run;
+}
+
+/** A run as plain data (Run.toTransfer()): its summary, each step's numbers and values, its arrays and warnings. */
+export interface RunTransfer {
+  summary: Summary;
+  steps: { id: StepId; shape: readonly number[]; strides: readonly number[]; contiguous: boolean; changesValues: boolean; flops: number; data: Float32Array | null; slice?: StepSlice | DecodingSlice }[];
+  output: Float32Array | null;
+  weights: Weights | null;
+  gradients: Gradients | null;
+  warnings: { key: string; params: Record<string, string | string[]> }[];
 }
 
 // The engine's error codes, generated from its messages (cpp/data/messages.json).
@@ -475,6 +489,10 @@ export interface TrainResult {
   losses: Float32Array;
 }
 
+/**
+ * A trainer lives in the engine behind one handle until dispose() frees it (a trainer dropped
+ * without dispose() is freed when it is garbage-collected); train() copies nothing but the losses.
+ */
 export class Trainer {
   readonly task: TaskInfo;
   readonly options: Required<Omit<TrainerOptions, 'checkpoint'>>;
@@ -497,8 +515,24 @@ export class Trainer {
   attention(tokens: Int32Array | number[]): { layer: number; weights: Float32Array }[];
   /** One layer's block as a walkthrough run, forward and backward (its dOutput from the loss). */
   run(tokens: Int32Array | number[], options?: { layer?: number }): Run;
+  /**
+   * What a picture of the trainer needs in one call, without a walkthrough trace: every layer's
+   * attention over `tokens`, the predictions, and (unless `scores: false`) every head's scores.
+   */
+  view(tokens: Int32Array | number[], options?: { scores?: boolean }): TrainerView;
   /** The whole trainer as bytes; engine.trainer({ checkpoint }) continues from it exactly. */
   save(): Uint8Array;
+  /** Frees the trainer in the engine now; every later call throws MhaError 'trainer.disposed'. Twice is harmless. */
+  dispose(): void;
+  /** True once dispose() has freed it. */
+  readonly disposed: boolean;
+}
+
+export interface TrainerView {
+  step: number;
+  layers: { layer: number; weights: Float32Array }[];
+  predicted: Int32Array;
+  scores?: HeadScore[];
 }
 
 /** Bytes a run allocates, by kind (engine.memory). */

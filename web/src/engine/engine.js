@@ -204,7 +204,7 @@ class Engine {
    */
   trainer(options = {}) {
     if (!this.#withTrainer) throw MhaError.from({ field: 'trainer', key: 'trainer.not_loaded', params: {} }, this.#messages);
-    return createTrainer(this.#module, this.#messages, options);
+    return createTrainer(this.#module, this.#messages, options, (result) => this.#decode(result));
   }
 
   /**

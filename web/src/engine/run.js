@@ -81,6 +81,20 @@ export function sliceOf(step, data, slice) {
 }
 
 const ALGORITHM_NAMES = ['naive', 'tiled', 'incremental'];
+
+/**
+ * Attention weights of a model's layer as a Run whose one step is `weights` [1, H, T, T] (what a
+ * heatmap draws of a trainer's layer over one sequence): H heads, T tokens, causal or not.
+ */
+export function attentionRun({ weights, H, T, C = H, causal }, messages) {
+  const summary = {
+    B: 1, T, Tk: T, C, H, Hkv: H, D: C / H, bias: true, mask: causal ? 'causal' : 'none', keyLengths: null, cross: false,
+    parameterCount: 0, kvCacheBytesPerToken: 0, flops: 0, snapshotBytes: weights.byteLength, algorithm: 'naive', tiles: null,
+  };
+  const shape = [1, H, T, T];
+  const step = new Step(INDEX.get('weights'), summary, { shape, strides: rowMajorStrides(shape), contiguous: true, changesValues: true, flops: 0, data: weights });
+  return new Run({ steps: [step], summary, warnings: [], output: null, weights: null }, { messages });
+}
 // A tiled run's per-tile steps, which run.tile() reads (its context is not per tile).
 const TILED_STEPS = STEPS.filter((entry) => entry.pass === 'tiled' && entry.id !== 'tile_context').map((entry) => entry.id);
 // How run.step() may slice each step ('head', 't' or '').
@@ -172,6 +186,27 @@ export class Run {
     this.#fetch = fetch;
     this.#messages = messages;
     this.#owned = owned;
+  }
+
+  /**
+   * The run as plain data a worker can post (structured clone keeps no Step or getter): its
+   * numbers, values and warnings; Run.fromTransfer() makes the same Run of it on the other side.
+   * The values are the run's own arrays (list them in postMessage's transfer to move, not copy, them).
+   */
+  toTransfer() {
+    if (this.#released) this.#fail('run', 'released', {});
+    const steps = this.steps.map(({ id, shape, strides, contiguous, changesValues, flops, data, slice }) => ({ id, shape, strides, contiguous, changesValues, flops, data, slice }));
+    const warnings = this.warnings.map(({ key, params }) => ({ key, params }));
+    const weights = typeof this.#weights === 'function' ? null : this.#weights;
+    return { summary: this.summary, steps, output: this.output, weights, gradients: this.gradients, warnings };
+  }
+
+  /** The Run toTransfer() gave, in this realm: its steps Steps again, its words from the catalogue. */
+  static fromTransfer({ summary, steps, output, weights, gradients, warnings }, messages) {
+    const revived = steps.map(({ id, slice, ...numbers }) => new Step(INDEX.get(id), summary, { ...numbers, slice }));
+    const owned = [output, ...steps.map((step) => step.data), ...Object.values(weights ?? {}), ...Object.values(gradients ?? {})].filter(Boolean);
+    return new Run({ steps: revived, summary, warnings: warnings.map((warning) => new MhaWarning(warning, messages)), output, weights, gradients },
+      { messages, owned });
   }
 
   /**

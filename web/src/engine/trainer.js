@@ -1,16 +1,16 @@
-// The trainer of the JS API (issue 12): a tiny transformer trained on a task in the engine.
+// The trainer of the JS API: a tiny transformer trained on a task in the engine.
 //
 //   const trainer = engine.trainer({ task: 'induction', seed: 1 });
 //   trainer.task;                      // { name, T, vocab, causal, steps, job, jobTarget }
 //   trainer.train(50);                 // { step, loss, accuracy, losses }, synchronous
-//   trainer.headScores();              // [{ layer, head, jobs: { antiDiagonal, answer, ... }, score }]
+//   trainer.view(tokens);              // every layer's attention, the predictions, the head scores
 //   const bytes = trainer.save();      // engine.trainer({ checkpoint: bytes }) continues exactly
+//   trainer.dispose();                 // frees its memory in the engine
 //
-// A trainer's whole state is its checkpoint, a Uint8Array this object keeps: every call hands it
-// to a stateless engine function (cpp/bindings/trainer_bindings.cpp), and train() keeps the new
-// one it gets back. Nothing of a trainer lives in the wasm module between calls, so dropping a
-// trainer frees everything with it, and train(steps) in chunks is what a Web Worker runs between
-// messages. An error leaves the trainer as it was.
+// A trainer lives in the engine (cpp/bindings/trainer_bindings.cpp, TrainerSession) behind one
+// handle this object owns: its parameters and AdamW moments stay there between calls, so train()
+// copies nothing in and hands back only its losses. dispose() frees it; a trainer that is dropped
+// without dispose() is freed when it is garbage-collected. An error leaves the trainer as it was.
 import { MhaError } from './errors.js';
 import { decodeRun, Run } from './run.js';
 
@@ -82,18 +82,24 @@ function tokensOf(tokens, messages) {
   return Int32Array.from(tokens);
 }
 
+// A trainer dropped without dispose(): its session is freed when the Trainer is collected.
+const unreleased = typeof FinalizationRegistry === 'undefined' ? null : new FinalizationRegistry((session) => {
+  if (!session.isDeleted()) session.delete();
+});
+
 export class Trainer {
-  #module;
+  #session;
   #messages;
-  #checkpoint;
+  #decode;
   #info;
 
-  /** Made by engine.trainer(); `created` is the engine's answer { checkpoint, task, options, step, parameterCount }. */
-  constructor(module, messages, created) {
-    this.#module = module;
+  /** Made by engine.trainer(): `session` is the engine's TrainerSession, `info` its description. */
+  constructor(session, messages, info, decode) {
+    this.#session = session;
     this.#messages = messages;
-    this.#checkpoint = created.checkpoint;
-    this.#info = created;
+    this.#info = info;
+    this.#decode = decode;
+    unreleased?.register(this, session, this);
   }
 
   /** { name, T, vocab, causal, steps, job, jobTarget }: tokens are 0 … vocab−1; `steps` is the default training length. */
@@ -116,16 +122,20 @@ export class Trainer {
     return this.#info.parameterCount;
   }
 
+  /** True once dispose() has freed the trainer. */
+  get disposed() {
+    return this.#session === null;
+  }
+
   /**
    * Trains `steps` steps (1 … 100,000) synchronously on fresh batches and returns
    * { step, loss, accuracy, losses }: the last step's training loss and accuracy on its scored
    * positions, and every step's loss (a Float32Array). Call it in chunks to stay responsive.
    */
   train(steps = 1) {
-    const result = this.#call('trainerTrain', this.#checkpoint, typeof steps === 'number' ? steps : NaN);
-    this.#checkpoint = result.checkpoint;
+    const result = this.#call('train', typeof steps === 'number' ? steps : NaN);
     this.#info = { ...this.#info, step: result.step };
-    return { step: result.step, loss: result.loss, accuracy: result.accuracy, losses: result.losses };
+    return result;
   }
 
   /**
@@ -139,15 +149,13 @@ export class Trainer {
     const read = checkedOptions(options, messages);
     const fixed = Object.keys(read).find((key) => !TRAINING_OPTIONS.includes(key));
     if (fixed) throw MhaError.from({ field: fixed, key: 'bad_option.fixed', params: { field: fixed, options: TRAINING_OPTIONS } }, messages);
-    const result = this.#call('trainerReconfigure', this.#checkpoint, read);
-    this.#checkpoint = result.checkpoint;
-    this.#info = { ...this.#info, options: result.options };
+    this.#info = this.#call('configure', read);
     return this;
   }
 
   /** Loss and accuracy on fresh batches (the same ones at every call), without dropout. */
   evaluate({ sequences = 512 } = {}) {
-    return this.#call('trainerEvaluate', this.#checkpoint, typeof sequences === 'number' ? sequences : NaN);
+    return this.#call('evaluate', typeof sequences === 'number' ? sequences : NaN);
   }
 
   /**
@@ -156,18 +164,28 @@ export class Trainer {
    * prefixMatching }, score }], where `score` is the task's own job's.
    */
   headScores() {
-    const job = this.#info.task.job;
-    return this.#call('trainerHeadScores', this.#checkpoint).map((head) => ({ ...head, score: head.jobs[job] }));
+    return this.#scored(this.#call('headScores'));
   }
 
   /** The predicted target token per position: Int32Array [B, T] for tokens [B, T]. */
   predict(tokens) {
-    return this.#call('trainerPredict', this.#checkpoint, tokensOf(tokens, this.#messages));
+    return this.#call('predict', tokensOf(tokens, this.#messages));
   }
 
   /** Every layer's attention weights: [{ layer, weights: Float32Array [B, H, T, T] }], without dropout. */
   attention(tokens) {
-    return this.#call('trainerAttention', this.#checkpoint, tokensOf(tokens, this.#messages));
+    return this.#call('attention', tokensOf(tokens, this.#messages));
+  }
+
+  /**
+   * What a picture of the trainer needs, in one call: { step, layers: [{ layer, weights:
+   * Float32Array [B, H, T, T] }], predicted: Int32Array [B, T], scores (with `scores: true`, as
+   * headScores() gives them) }, without dropout and without a walkthrough trace.
+   */
+  view(tokens, { scores = true } = {}) {
+    const result = this.#call('view', tokensOf(tokens, this.#messages), Boolean(scores));
+    if (result.scores) result.scores = this.#scored(result.scores);
+    return result;
   }
 
   /**
@@ -176,34 +194,45 @@ export class Trainer {
    * it, so run.steps walks the block forward and then backward.
    */
   run(tokens, { layer = 0 } = {}) {
-    const result = this.#call('trainerRun', this.#checkpoint, tokensOf(tokens, this.#messages), typeof layer === 'number' ? layer : NaN);
-    const run = decodeRun(result, this.#module.summaryLayout(), this.#messages);
+    const result = this.#call('block', tokensOf(tokens, this.#messages), typeof layer === 'number' ? layer : NaN);
+    const run = this.#decode(result);
     return new Run(run, { messages: this.#messages, owned: run.buffers });
   }
 
-  /** The whole trainer as bytes (a copy): engine.trainer({ checkpoint }) continues from it exactly. */
+  /** The whole trainer as bytes: engine.trainer({ checkpoint }) continues from it exactly. */
   save() {
-    return this.#checkpoint.slice();
+    return this.#call('save');
+  }
+
+  /** Frees the trainer in the engine at once; any later call throws. Calling it again does nothing. */
+  dispose() {
+    if (!this.#session) return;
+    unreleased?.unregister(this);
+    this.#session.delete();
+    this.#session = null;
+  }
+
+  #scored(heads) {
+    const job = this.#info.task.job;
+    return heads.map((head) => ({ ...head, score: head.jobs[job] }));
   }
 
   #call(name, ...args) {
-    const result = this.#module[name](...args);
+    if (!this.#session) throw MhaError.from({ field: 'trainer', key: 'trainer.disposed', params: {} }, this.#messages);
+    const result = this.#session[name](...args);
     if (!result.ok) throw new MhaError(result.error, this.#messages);
     return result.value;
   }
 }
 
-/** engine.trainer(options): a new trainer, or one loaded from `checkpoint`. */
-export function createTrainer(module, messages, options) {
+/** engine.trainer(options): a new trainer, or one loaded from `checkpoint`. `decode` reads a run's numbers (engine.js). */
+export function createTrainer(module, messages, options, decode) {
   const read = checkedOptions(options, messages);
-  const call = (name, ...args) => {
-    const result = module[name](...args);
-    if (!result.ok) throw new MhaError(result.error, messages);
-    return result.value;
-  };
-  if (read.checkpoint) {
-    const checkpoint = read.checkpoint.slice();  // the caller may change theirs afterwards
-    return new Trainer(module, messages, { ...call('trainerOpen', checkpoint), checkpoint });
+  const session = new module.TrainerSession();
+  const result = read.checkpoint ? session.open(read.checkpoint) : session.create(read);
+  if (!result.ok) {
+    session.delete();
+    throw new MhaError(result.error, messages);
   }
-  return new Trainer(module, messages, call('trainerCreate', read));
+  return new Trainer(session, messages, result.value, decode);
 }

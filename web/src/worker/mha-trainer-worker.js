@@ -5,23 +5,11 @@
 // worker-src 'self' — and, when no worker can start, on the page's own thread in short slices
 // (session.js imports this module and calls startService). The messages are the same both ways.
 //
-// From the page: init, open, configure, probe, example, compare, train, pause, step, reset, block.
-// To the page: ready, opened, configured, probe, progress, view, paused, done, block, error.
-import { createEngine, MhaError, MhaLoadError } from '../engine/engine.js';
+// The messages both ways are in protocol.js.
+import { createEngine, MhaLoadError } from '../engine/engine.js';
 import { droppedOut } from '../logic/training/heads.js';
 import { exampleProbe, parseProbe } from '../logic/training/probe.js';
-import { isScoresSized } from '../catalogue/steps.js';
-
-// The four [B, H, Tq, Tk] steps of a layer's block that a heatmap shows (scores … weights).
-const HEATMAP_STEPS = new Set(['scores', 'scaled', 'masked', 'weights']);
-
-/** An error as plain data the page renders in its language (MhaError, MhaLoadError or other). */
-function errorData(error) {
-  if (error instanceof MhaError || error instanceof MhaLoadError) {
-    return { kind: error instanceof MhaLoadError ? 'load' : 'engine', code: error.code, key: error.key, field: error.field, params: error.params, message: error.message };
-  }
-  return { kind: 'internal', message: String(error?.message ?? error) };
-}
+import { errorData } from './protocol.js';
 
 /**
  * Starts the service: `post(message, transfer)` sends to the page; returns `handle(message)`.
@@ -48,30 +36,32 @@ export function startService(post, { sliceMs = 40, scoresEvery = 1 } = {}) {
   const now = () => performance.now();
   const pause = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-  function layerRuns(model, tokens) {
-    const layers = [];
-    for (let layer = 0; layer < model.options.layers; layer++) {
-      const run = model.run(tokens, { layer });
-      layers.push({ layer, summary: run.summary, steps: run.steps.filter((step) => HEATMAP_STEPS.has(step.id) && isScoresSized(step)) });
-    }
-    return layers;
-  }
+  // A trainer this service no longer uses is freed at once (its state lives in the engine).
+  const replace = (old, next) => {
+    if (old && old !== next && old !== trainer && old !== initial) old.dispose();
+    return next;
+  };
 
-  // What the section draws now. `dropped`: with dropout on, each layer's weights as this step's
-  // training sees them (the step number seeds the mask, so each step shows a new draw).
+  // What the section draws now, from one view of the trainer (every layer's attention over the
+  // probe, the predictions, the head scores). `dropped`: with dropout on, each layer's weights as
+  // this step's training sees them (the step number seeds the mask, so each step shows a new draw).
   function view({ scores = true } = {}) {
     const tokens = Int32Array.from(probe);
-    const layers = layerRuns(trainer, tokens);
-    if (scores || !lastScores) lastScores = trainer.headScores();
+    const now = trainer.view(tokens, { scores: scores || !lastScores });
+    if (now.scores) lastScores = now.scores;
     const p = trainer.options.dropout;
-    const dropped = p > 0 ? layers.map(({ layer, steps }) => ({ layer, weights: droppedOut(steps.find((s) => s.id === 'weights').data, p, (trainer.step * 31 + layer) >>> 0) })) : null;
+    const dropped = p > 0 ? now.layers.map(({ layer, weights }) => ({ layer, weights: droppedOut(weights, p, (trainer.step * 31 + layer) >>> 0) })) : null;
     let start = null;
     if (compare) {
       const key = probe.join(' ');
-      if (initialView?.key !== key) initialView = { key, layers: layerRuns(initial, tokens), scores: initial.headScores() };
+      if (initialView?.key !== key) {
+        const then = initial.view(tokens);
+        initialView = { key, layers: then.layers, scores: then.scores };
+      }
       start = { layers: initialView.layers, scores: initialView.scores };
     }
-    post({ type: 'view', step: trainer.step, layers, dropped, predicted: trainer.predict(tokens), scores: lastScores, initial: start, dropout: p });
+    const shape = { H: trainer.options.heads, T: trainer.task.T, C: trainer.options.width, causal: trainer.task.causal };
+    post({ type: 'view', step: trainer.step, shape, layers: now.layers, dropped, predicted: now.predicted, scores: lastScores, initial: start, dropout: p });
   }
 
   function describe(fromCheckpoint, probeError = null) {
@@ -90,6 +80,7 @@ export function startService(post, { sliceMs = 40, scoresEvery = 1 } = {}) {
   async function open({ options, checkpoint, training, probeText, redrawEvery, compare: withStart }) {
     redraw = redrawEvery ?? redraw;
     compare = Boolean(withStart);
+    const previous = [trainer, initial];
     initial = engine.trainer(options);
     initialView = null;
     let fromCheckpoint = false;
@@ -102,6 +93,7 @@ export function startService(post, { sliceMs = 40, scoresEvery = 1 } = {}) {
     } else {
       trainer = engine.trainer(options);
     }
+    for (const old of previous) replace(old, null);
     if (training) trainer.configure(training);
     const read = probeFrom(probeText);
     probe = read.tokens;
@@ -116,7 +108,7 @@ export function startService(post, { sliceMs = 40, scoresEvery = 1 } = {}) {
       const steps = Math.max(1, Math.min(until - trainer.step, nextRedraw - trainer.step, Math.floor(sliceMs / msPerStep)));
       const result = trainer.train(steps);
       msPerStep = 0.7 * msPerStep + 0.3 * ((now() - started) / steps);
-      post({ type: 'progress', step: result.step, loss: result.loss, accuracy: result.accuracy, losses: result.losses }, [result.losses.buffer]);
+      post({ type: 'progress', step: result.step, running, loss: result.loss, accuracy: result.accuracy, losses: result.losses }, [result.losses.buffer]);
       if (result.step % redraw === 0 || result.step >= until) {
         redraws++;
         await pause(); // a pause pressed meanwhile still gets its view below
@@ -127,7 +119,7 @@ export function startService(post, { sliceMs = 40, scoresEvery = 1 } = {}) {
     }
     if (running && trainer.step >= until) {
       running = false;
-      post({ type: 'done', step: trainer.step, evaluation: trainer.evaluate() });
+      post({ type: 'done', step: trainer.step, running: false, evaluation: trainer.evaluate() });
     }
   }
 
@@ -169,27 +161,28 @@ export function startService(post, { sliceMs = 40, scoresEvery = 1 } = {}) {
     pause() {
       if (!running) return;
       running = false;
-      post({ type: 'paused', step: trainer.step });
+      post({ type: 'paused', step: trainer.step, running: false });
       view();
     },
     step() {
       running = false;
       const result = trainer.train(1);
-      post({ type: 'progress', step: result.step, loss: result.loss, accuracy: result.accuracy, losses: result.losses }, [result.losses.buffer]);
+      post({ type: 'progress', step: result.step, running: false, loss: result.loss, accuracy: result.accuracy, losses: result.losses }, [result.losses.buffer]);
       view();
     },
     reset() {
       running = false;
       const { lr, dropout } = trainer.options; // as the learner last set them
+      const old = trainer;
       trainer = engine.trainer({ ...initial.options, lr, dropout });
+      replace(old, null);
       lastScores = null;
       post(describe(false));
       view();
     },
     block({ id, layer, tokens }) {
-      const run = trainer.run(Int32Array.from(tokens ?? probe), { layer });
-      const { steps, summary, output, weights, gradients } = run;
-      post({ type: 'block', id, step: trainer.step, trace: { steps, summary, output, weights, gradients } });
+      const run = trainer.run(Int32Array.from(tokens ?? probe), { layer }).toTransfer();
+      post({ type: 'block', id, step: trainer.step, run });
     },
   };
 

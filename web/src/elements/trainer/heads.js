@@ -2,20 +2,15 @@
 // element, fed a Run of that layer's block), labelled with the job it scores best on; beside it,
 // when asked, the same head at step 0 ("random vs trained") and, with dropout on, the map one
 // training step sees. The heatmaps are made once per shape and only get new runs after that.
-import { Run } from '../../engine/run.js';
+import { attentionRun } from '../../engine/run.js';
 import { formatScore, headLabel } from '../../logic/training/heads.js';
 import { el } from '../base/dom.js';
 
 /** An option as the engine hands it back (float32: 0.30000001192092896) as the learner chose it: 0.3. */
 export const optionText = (value) => String(Number(Number(value).toPrecision(6)));
 
-// One Run for a heatmap: the [B, H, Tq, Tk] steps of a layer's block (scores … weights).
-const runOf = ({ summary, steps }, messages) => new Run({ steps, summary, warnings: [], output: null, weights: null }, { messages });
-
-// The same steps with the weights as a training step sees them through dropout.
-function droppedRun(layer, weights, messages) {
-  return runOf({ summary: layer.summary, steps: layer.steps.map((step) => (step.id === 'weights' ? { ...step, data: weights } : step)) }, messages);
-}
+// One Run for a heatmap: a layer's attention weights [1, H, T, T] over the probe.
+const runOf = (weights, shape, messages) => attentionRun({ weights, ...shape }, messages);
 
 export class HeadsPanel {
   #key = null;
@@ -36,7 +31,7 @@ export class HeadsPanel {
    */
   draw(view, { tokens, job, messages }) {
     const { t } = this;
-    const H = view.layers[0]?.summary.H ?? 0;
+    const { H } = view.shape;
     const kinds = ['now', ...(view.initial ? ['start'] : []), ...(view.dropped ? ['dropout'] : [])];
     const key = JSON.stringify([view.layers.length, H, tokens.length, kinds]);
     if (key !== this.#key) this.#build(view.layers.length, H, kinds);
@@ -45,9 +40,9 @@ export class HeadsPanel {
     const labels = tokens.map(String);
     this.list.dataset.step = String(view.step); // the step these maps are of (tests and scripts read it)
     view.layers.forEach((layer, l) => {
-      this.#feed(l, H, 'now', runOf(layer, messages), labels, t('tr.map.now', { step: view.step }));
-      if (view.initial) this.#feed(l, H, 'start', runOf(view.initial.layers[l], messages), labels, t('tr.map.start'));
-      if (view.dropped) this.#feed(l, H, 'dropout', droppedRun(layer, view.dropped[l].weights, messages), labels, t('tr.map.dropout', { p: optionText(view.dropout) }));
+      this.#feed(l, H, 'now', runOf(layer.weights, view.shape, messages), labels, t('tr.map.now', { step: view.step }));
+      if (view.initial) this.#feed(l, H, 'start', runOf(view.initial.layers[l].weights, view.shape, messages), labels, t('tr.map.start'));
+      if (view.dropped) this.#feed(l, H, 'dropout', runOf(view.dropped[l].weights, view.shape, messages), labels, t('tr.map.dropout', { p: optionText(view.dropout) }));
       for (let h = 0; h < H; h++) {
         const scores = view.scores.find((s) => s.layer === l && s.head === h)?.jobs;
         const start = view.initial?.scores.find((s) => s.layer === l && s.head === h)?.jobs;

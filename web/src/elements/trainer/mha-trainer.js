@@ -13,7 +13,7 @@
 // { step, loss, accuracy } per chunk of steps, mha-train-done { step, loss, accuracy, evaluation },
 // mha-train-view { step } when the heads are redrawn, mha-train-state { state } when the learner
 // changes an option, the probe or the view, and mha-error { code, field, message }.
-import { MhaError, MhaLoadError } from '../../engine/engine.js';
+import { errorFrom } from '../../worker/protocol.js';
 import { Run } from '../../engine/run.js';
 import { isBackward } from '../../logic/walkthrough/backward-text.js';
 import { TrainingHistory } from '../../logic/training/curves.js';
@@ -211,12 +211,10 @@ export class MhaTrainerElement extends ElementBase {
   async blockRun({ layer = 0, backward = false } = {}) {
     await this.#opened;
     const answer = await this.#session.request({ type: 'block', layer, tokens: this.#probe });
-    const { trace } = answer;
-    const steps = backward ? trace.steps : trace.steps.filter((step) => !isBackward(step));
-    const owned = [trace.output, ...steps.map((step) => step.data).filter(Boolean), ...Object.values(trace.weights)];
-    const gradients = backward ? trace.gradients : null;
-    if (gradients) owned.push(...Object.values(gradients));
-    const run = new Run({ ...trace, steps, gradients, warnings: [] }, { messages: this.#session.messages, owned });
+    const transferred = answer.run;
+    // Without `backward`, the forward steps only (the trace holds both).
+    const run = Run.fromTransfer(backward ? transferred : { ...transferred, steps: transferred.steps.filter((step) => !isBackward(step)), gradients: null },
+      this.#session.messages);
     return { run, tokens: [...this.#probe], step: answer.step, layers: this.#info.options.layers };
   }
 
@@ -318,6 +316,7 @@ export class MhaTrainerElement extends ElementBase {
       }
       case 'progress':
         this.#step = message.step;
+        this.#running = message.running;
         this.#last = { loss: message.loss, accuracy: message.accuracy };
         this.#history.append(message);
         this.#schedule('status', 'curves');
@@ -376,9 +375,7 @@ export class MhaTrainerElement extends ElementBase {
   // An error as the service sends it (plain data) or as thrown here, in the reader's language.
   #fail(error) {
     this.#running = false;
-    let shown = error;
-    if (error && !(error instanceof Error) && error.kind === 'engine') shown = new MhaError(error, this.#session?.messages ?? null);
-    else if (error && !(error instanceof Error) && error.kind === 'load') shown = new MhaLoadError(error.key, error.params);
+    const shown = errorFrom(error, this.#session?.messages ?? null);
     this.#error = shown;
     this.#schedule('all');
     const message = shown?.message ?? String(shown);
