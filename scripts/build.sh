@@ -16,6 +16,10 @@ if [ ! -f build/wasm/CMakeCache.txt ]; then
 fi
 cmake --build build/wasm -j"$jobs"
 
+# The checkpoints the trainer section opens with (scripts/make_checkpoints.js), beside the trainer.
+mkdir -p web/dist/checkpoints
+cp web/checkpoints/*.mhat web/checkpoints/manifest.json web/dist/checkpoints/
+
 # The formulas as MathML, rendered by KaTeX now rather than in every reader's browser.
 node scripts/render_formulas.js
 
@@ -30,9 +34,6 @@ node_modules/.bin/esbuild web/src/mha-lens.js --bundle --format=esm --minify --p
 # the trainer's .wasm at run time, as the bundle does (scripts/bundle_worker.js says what it leaves out).
 node scripts/bundle_worker.js
 
-# The checkpoints the trainer section opens with (scripts/make_checkpoints.js), beside the trainer.
-mkdir -p web/dist/checkpoints
-cp web/checkpoints/*.mhat web/dist/checkpoints/
 
 # The iframe route's script (embed.html loads dist/embed.js): one file beside the widget bundle,
 # which it imports as ./mha-lens.js, so copying embed.html, embed.css and dist/ is enough.

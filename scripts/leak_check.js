@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The large leak check of issue 6: 100,000 mixed runs (tests/js/leak_workload.js) through one
+// The large leak check: 100,000 mixed runs (tests/js/leak_workload.js) through one
 // engine; the wasm memory size and the count of live Embind handles must be the same at the end as
 // after the first 1,000. Not part of `npm test` (minutes); tests/js/leaks.test.js runs 3,000 there.
 //   node scripts/leak_check.js [runs]      (after scripts/build.sh)

@@ -116,7 +116,7 @@ function printWalk(run, t, lang) {
   for (const warning of run.warnings) console.log(`${t('cli.warning')}: ${warning.messageIn(lang)}`);
 }
 
-// --- Tiled and incremental attention (issue 15) ---------------------------------------------------
+// --- Tiled and incremental attention ---------------------------------------------------
 
 // The tile grid of batch row 0 (the same for every head) and the counts over the whole run.
 function printTiles(run, t) {

@@ -162,7 +162,7 @@ void check_memory(const Config& c, const Dims& d, const RunOptions& options) {
     throw MhaError(largest.field, "memory_cap.needs", params);
 }
 
-// --- Tiled and incremental attention (issue 15) ---------------------------------------------------
+// --- Tiled and incremental attention ---------------------------------------------------
 // A tiled or incremental run holds no score matrix, so memory no longer bounds its work: these do.
 // A run goes through at most 2^24 tiles (or, decoding, 2^24 one-row attentions of a head), and
 // its attention does at most 2^40 floating-point operations (about a minute at this engine's

@@ -32,7 +32,7 @@ const quick = args.includes('--quick');
 // --only T=512: just the sizes whose names contain this text (and no GEMM probe, T=4096 run or payload).
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
 const TOLERANCE = 1e-4;
-// Tiled attention (issue 15): the blocks it is timed with (the config's defaults, 2×2, are for the
+// Tiled attention: the blocks it is timed with (the config's defaults, 2×2, are for the
 // page's few tokens), and the long run that only the tiled pass can do.
 const TILED = { algorithm: 'tiled', blockQ: 64, blockK: 128 };
 const skipLong = args.includes('--skip-long');
@@ -249,7 +249,7 @@ const fmtMs = (ms) => (ms < 1 ? `${(ms * 1000).toFixed(1)} µs` : `${ms.toFixed(
 const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 async function main() {
-  // --only training: just the training-step benchmark (issue 12, scripts/bench/train-bench.js).
+  // --only training: just the training-step benchmark (scripts/bench/train-bench.js).
   if (only === 'training') {
     const training = await trainingBenchmark({ quick });
     for (const [name, t] of Object.entries(training.targets)) console.log(`  ${t.met ? 'met    ' : 'NOT MET'} ${name}: ${t.ratio.toFixed(2)}×`);
@@ -273,7 +273,7 @@ async function main() {
     { name: 'B=1 T=128 C=768 H=12', B: 1, T: 128, C: 768, H: 12, rounds: 100 },
     { name: 'B=1 T=128 C=768 H=12 causal', B: 1, T: 128, C: 768, H: 12, mask: 'causal', rounds: 60 },
     { name: 'B=1 T=512 C=768 H=12', B: 1, T: 512, C: 768, H: 12, rounds: 25 },
-    // Issue 15: compute only, tiled beside naive and both ONNX Runtime graphs (a run with every
+    // Compute only, tiled beside naive and both ONNX Runtime graphs (a run with every
     // snapshot would pass the memory cap here, and TF.js is left out to keep the bench short).
     { name: 'B=1 T=2048 C=768 H=12', B: 1, T: 2048, C: 768, H: 12, rounds: 7, computeOnly: true },
     { name: 'B=1 T=2048 C=768 H=12 causal', B: 1, T: 2048, C: 768, H: 12, mask: 'causal', rounds: 7, computeOnly: true },
@@ -281,7 +281,7 @@ async function main() {
 
   for (const size of sizes.filter((s) => !only || s.name.includes(only))) {
     const p = problem(size);
-    // Tiled (issue 15) and ONNX Runtime's fused attention where its graph is there (H=12, D=64).
+    // Tiled and ONNX Runtime's fused attention where its graph is there (H=12, D=64).
     const attentionShape = p.H === 12 && p.D === 64;
     const impls = size.computeOnly ? [
       { name: 'ours (compute only)', fn: () => ours.naiveLarge(p) },
@@ -346,7 +346,7 @@ async function main() {
   console.log(`payload (gzip -9): ${kb(results.payload.gzipBytes)}`);
   for (const f of results.payload.files) console.log(`  ${f.file.padEnd(28)} ${kb(f.bytes).padStart(10)}  gzip ${kb(f.gzipBytes).padStart(9)}`);
 
-  // The training-step benchmark (issue 12): ours vs PyTorch (one thread) vs TF.js, interleaved.
+  // The training-step benchmark: ours vs PyTorch (one thread) vs TF.js, interleaved.
   console.log('');
   results.training = await trainingBenchmark({ quick });
   results.targets = targets(results);
@@ -360,7 +360,7 @@ async function main() {
   }
 }
 
-// Issue 15: B=1 T=16384 C=768 H=12 causal. The naive pass is refused with what it needs (its
+// B=1 T=16384 C=768 H=12 causal. The naive pass is refused with what it needs (its
 // snapshots, or one head's 1 GiB score matrix without them); the tiled pass without snapshots
 // runs in a fresh engine, the memory cap raised from the 256 MiB default to 512 MiB (engine.memory
 // states what it needs). Time and peak wasm memory of that one run.
@@ -433,7 +433,7 @@ function targets(results) {
   t['6 payload ≤ 150 KB gzipped'] = { bytes: p.gzipBytes, met: p.gzipBytes <= 150_000,
     text: `${(p.gzipBytes / 1000).toFixed(1)} KB` };
   if (results.large) t['T=4096 within the default cap'] = { met: results.large.peakBytes <= 4 * 2 ** 30, text: `peak ${mib(results.large.peakBytes)}` };
-  // Issue 15: tiled compute only ≤ 0.8× the best ONNX Runtime Web graph at T=512 and T=2048, and
+  // Tiled compute only ≤ 0.8× the best ONNX Runtime Web graph at T=512 and T=2048, and
   // at T=128 no slower than the naive pass by more than 10%.
   for (const size of ['B=1 T=512 C=768 H=12', 'B=1 T=2048 C=768 H=12']) {
     const best = Math.min(row(size, 'onnxruntime-web'), row(size, 'onnxruntime-web (fused Attention)'));

@@ -17,7 +17,7 @@
 // (--disable-frame-rate-limit --disable-gpu-vsync), where a frame starts as soon as there is
 // something to paint: the time the page itself takes from change to repaint.
 //
-// Targets (issue 14): p95 ≤ 100 ms at T=128 C=768 H=12 with B=2 (the page's default) and B=1,
+// Targets: p95 ≤ 100 ms at T=128 C=768 H=12 with B=2 (the page's default) and B=1,
 // and ≤ 16 ms at the seed example. The seed example is judged with the frame-rate limit off: with
 // the 60 Hz clock a change made just after a frame is painted in the next one, 16.7 ms later
 // whatever the page does (the "no change at all" line shows that floor). The machines are shared

@@ -1,4 +1,4 @@
-// The training-step benchmark of npm run bench (issue 12), side by side in one run: our engine's
+// The training-step benchmark of npm run bench, side by side in one run: our engine's
 // trainer (wasm, in this Node process, through the JS API), PyTorch on one CPU thread (Debian's
 // python3-torch, a persistent /usr/bin/python3 process running scripts/bench/train_torch.py) and
 // TF.js (its wasm backend, one thread) on the same model, batch, optimiser and task.

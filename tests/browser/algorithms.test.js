@@ -1,4 +1,4 @@
-// The docs page's "attention real models run" panel (issue 15) in real Chromium: the tiled mode
+// The docs page's "attention real models run" panel in real Chromium: the tiled mode
 // steps through the tiles of one (batch, head) in the pass's order with the rows' m, ℓ and
 // correction the engine computes, skipped tiles said as such, block sizes as controls, the
 // memory of both passes; the incremental mode steps through decoding with the cache's measured

@@ -1,4 +1,4 @@
-// The defects a learner hit on the docs page (issue 14), each reproduced in real Chromium: every
+// The defects a learner hit on the docs page, each reproduced in real Chromium: every
 // test here failed on the page before its fix. Expected values come from the engine run in Node.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,7 +1,7 @@
-// The heatmaps of issue 14 in real Chromium: colour scales with their numbers (on screen and in the
+// The heatmaps in real Chromium: colour scales with their numbers (on screen and in the
 // exports), the seeded-weights note, the average over heads, the grid of small multiples at the
 // seed size and at T = 128 (with the batch and head picker, hover, keyboard, hatching and the
-// table), and exports of hostile tokens (issue 17, item 15). Expected values come from the engine
+// table), and exports of hostile tokens. Expected values come from the engine
 // run in Node and the page's own pure modules.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -217,7 +217,7 @@ test('T = 128, C = 768, H = 12, B = 2: one batch row of small multiples, a picke
 });
 
 test('every export holds with hostile tokens: U+0001, U+FFFE, a lone surrogate, markup', opts, async () => {
-  // Issue 17, item 15: such a token made the SVG not well-formed, the PNG button throw and the
+  // Such a token made the SVG not well-formed, the PNG button throw and the
   // parse of the broken SVG log CSP violations.
   const tokens = ['a\u0001b', 'x\uFFFEy', 'lone\uD800', '<b>&amp;</b>'];
   const query = new URLSearchParams({ tokens: tokens.join(' '), lang: 'en', mask: 'causal' });

@@ -1,4 +1,4 @@
-// The widgets in the tutorial sites of issue 16: a dark host page (the reader's scheme emulated
+// The widgets in tutorial sites: a dark host page (the reader's scheme emulated
 // dark and light), the iframe route on such a page (self-sizing, self-contained, a walkthrough
 // and its heatmap in one frame), a 680 px blog column (layout shift while the engine loads), and
 // an author's mistakes (a mistyped attribute, controls="none"). Screenshots in tests/artifacts/.

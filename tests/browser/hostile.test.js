@@ -463,7 +463,7 @@ test('a config over the memory cap (T=4096, C=768, H=12) is refused with its siz
 });
 
 test('a link asking for C = H = 8192 answers at once: the message next to C, no memory grown, the page responsive', opts, async () => {
-  // Issue 17, item 5: this URL once blocked the main thread for 24–29 s and took 7.5 GB. The
+  // This URL once blocked the main thread for 24–29 s and took 7.5 GB. The
   // engine refuses it by its memory cap before allocating (the weights alone need 1 GiB).
   const noteLongTasks = () => {
     window.__longTasks = [];

@@ -1,4 +1,4 @@
-// The lessons of issue 14 in real Chromium: PyTorch's in_proj layout with a pasted state dict run
+// The lessons in real Chromium: PyTorch's in_proj layout with a pasted state dict run
 // for real, why 1/√D with a D slider, the roles of Q, K, V, the product and W_O, shape formulas in
 // axis chips, the all-sizes-different example, and the self-test (conceptual questions, no answer
 // on the first wrong try, coincidences refused, another question keeping earlier answers).

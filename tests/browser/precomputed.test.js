@@ -1,4 +1,4 @@
-// Precomputed attention and the heatmap's author options (issue 16) on pages that are not the docs
+// Precomputed attention and the heatmap's author options on pages that are not the docs
 // page, under a strict CSP: web/examples/precomputed.html drawing web/examples/attention.json (as
 // scripts/export_attention.py wrote it), the `attention` property, refusals in both languages,
 // cell-size and label-length, and one batch row for one sentence.

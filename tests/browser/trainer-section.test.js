@@ -1,4 +1,4 @@
-// The trainer section, "What attention learns" (<mha-trainer>, issue 13), in real Chromium: the
+// The trainer section, "What attention learns" (<mha-trainer>), in real Chromium: the
 // docs page opens it trained with the checkpoint's head scores; Reset gives near-uniform heads,
 // Train lowers the loss, Pause stops, Step takes one step, a probe edit and dropout change what
 // they should; the URL round trip; a foreign page with one script tag under a strict CSP (at

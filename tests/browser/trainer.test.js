@@ -1,4 +1,4 @@
-// The trainer in real Chromium (issue 12): the same seed gives the same loss curve, bit for bit,
+// The trainer in real Chromium: the same seed gives the same loss curve, bit for bit,
 // in the browser as in Node (and so as natively: tests/js/trainer.test.js), and the gradients of a
 // backward run are the same arrays. Runs under the docs page's strict CSP.
 import assert from 'node:assert/strict';

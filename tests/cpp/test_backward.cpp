@@ -42,7 +42,7 @@ std::vector<nlohmann::json> fixtures() {
     return out;
 }
 
-// 1e-5 × max(1, max |expected|): the tolerance for gradients, whose size grows with C.
+// 1e-5 × max(1, max |expected|): the tolerance for gradients, whose size grows with C.
 double tolerance_for(const std::vector<double>& expected) {
     double peak = 1;
     for (const double e : expected) peak = std::max(peak, std::fabs(e));

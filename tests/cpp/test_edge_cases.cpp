@@ -1,4 +1,4 @@
-// Numerical edge cases (issue 6): huge values, rows of equal scores, a single key, D = 1, H = C,
+// Numerical edge cases: huge values, rows of equal scores, a single key, D = 1, H = C,
 // fully masked rows, T = 1. The promises: no NaN or Infinity in the attention weights or the output;
 // every softmax row sums to 1, or to 0 for a fully masked row (with a warning). Values whose
 // products would overflow float32 are refused by validate(), naming the tensor and the limit.

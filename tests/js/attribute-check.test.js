@@ -6,7 +6,7 @@ import { attributeProblems } from '../../web/src/logic/page/attribute-check.js';
 import { translator } from '../../web/src/text/translate.js';
 import { getTestEngine } from './engine-helper.js';
 
-test('the issue\'s examples: a step the run lacks, a step a heatmap cannot draw, a head out of range', async () => {
+test('a step the run lacks, a step a heatmap cannot draw, a head out of range', async () => {
   const engine = await getTestEngine();
   const run = engine.run({ B: 2, T: 3, C: 8, H: 2 });
   assert.deepEqual(attributeProblems('mha-walkthrough', [['c', '8'], ['step', 'nonexistent']], run).map((p) => [p.name, p.accepted.split(', ').length]), [['step', run.steps.length]]);

@@ -1,4 +1,4 @@
-// The backward pass through the JS API (issue 12): every d_ step and gradient against PyTorch
+// The backward pass through the JS API: every d_ step and gradient against PyTorch
 // autograd within 1e-5 × max(1, max |expected|), the step contract of the d_ steps, gradients
 // without snapshots, a lazy d_ step, bit-identical values natively, in wasm and through JS, and
 // the errors that name dOutput.

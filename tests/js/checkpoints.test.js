@@ -8,7 +8,9 @@ import { before, test } from 'node:test';
 
 import { createEngine } from '../../web/src/engine/engine.js';
 import { PRESETS, TASKS, defaultOptions, engineOptions } from '../../web/src/logic/training/options.js';
-import { CHECKPOINTS } from '../../web/src/logic/training/checkpoints.js';
+import MANIFEST from '../../web/checkpoints/manifest.json' with { type: 'json' };
+
+const CHECKPOINTS = MANIFEST.checkpoints;
 import { fnv1a, trainPageModel } from '../../scripts/make_checkpoints.js';
 
 let engine;

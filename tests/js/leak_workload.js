@@ -28,7 +28,7 @@ const ERRORS = [
   { B: 1, T: 4, C: 8, H: 2, algorithm: 'tiled', blockK: 0 },  // a block below 1
 ];
 
-// Tiled and incremental attention (issue 15): every third group of eight runs tiled, every third
+// Tiled and incremental attention: every third group of eight runs tiled, every third
 // decodes token by token where the size is causal self-attention (the others run naive).
 function withAlgorithm(config, i) {
   const algorithm = (i >> 3) % 3;

@@ -1,4 +1,4 @@
-// No leaks (issue 6): mixed runs through one engine — sizes, features, successes and errors from
+// No leaks: mixed runs through one engine — sizes, features, successes and errors from
 // the engine, from JS and from results — leave the wasm memory size and the count of live Embind
 // handles exactly as they were after the first 1,000 runs. scripts/leak_check.js runs 100,000.
 import assert from 'node:assert/strict';

@@ -57,7 +57,7 @@ test('a long token list goes in the hash, a longer one is cut and the URL says h
   assert.ok(isStateHash(medium.hash));
   assert.ok(!isStateHash('#trained'));
   assert.deepEqual(decodeState(medium.search, medium.hash).state.tokens.split(' '), words);
-  // 1,200 Chinese tokens (the issue's 16,856-character URL): cut to fit, with t=1200.
+  // 1,200 Chinese tokens (a 16,856-character URL): cut to fit, with t=1200.
   const many = Array.from({ length: 1200 }, (_, i) => `词${i}`);
   const base = '/mha-lens/index.html';
   const long = encodeLocation({ ...DEFAULT_STATE, tokens: many.join(' ') }, 'zh', { base });

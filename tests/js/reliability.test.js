@@ -1,4 +1,4 @@
-// Reproductions from the second red-team pass (issue 17), each of which broke the engine before:
+// Reproductions from the second red-team pass, each of which broke the engine before:
 // size arithmetic that wrapped around in 32-bit wasm, memory the cap did not count, tensors copied
 // in before their length was checked, and messages that lost or garbled what they quoted. Every
 // refusal must be an MhaError naming its field, and the engine must keep working afterwards.

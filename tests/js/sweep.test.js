@@ -1,7 +1,7 @@
-// The input sweep of issue 6: thousands of configs from a fixed seed through ONE engine. Every valid
+// The input sweep of thousands of configs from a fixed seed through ONE engine. Every valid
 // one must match the independent plain-JS reference (tests/js/reference.js) within 1e-5 on q,
 // scores, weights and output (a tiled run on q and output, a decoding run on its weights and
-// output: issue 15); every invalid one must throw an Error whose `field` is the field at
+// output); every invalid one must throw an Error whose `field` is the field at
 // fault and whose message names it. The engine must still answer correctly at the end.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -77,7 +77,7 @@ function validConfig(r) {
     config.weights = w;
   }
   // The same attention computed tiled (FlashAttention) or decoded token by token (KV cache, causal
-  // self-attention only): issue 15. Blocks from 1 up to past the sequence, or the defaults.
+  // self-attention only). Blocks from 1 up to past the sequence, or the defaults.
   const algorithm = r.next();
   if (algorithm < 0.2) {
     config.algorithm = 'tiled';
@@ -200,7 +200,7 @@ function invalidConfig(r) {
       const bad = { mask: ['future', 'Causal', 1, null, true], bias: ['yes', 1, null], seed: [-1, 2 ** 32, 1.5, 'seed', NaN], snapshots: ['no', 0, null] }[key];
       return [{ ...base(), [key]: r.pick(bad) }, key];
     },
-    () => {  // tiled and incremental (issue 15): an unknown algorithm, a bad block size, blocks without
+    () => {  // tiled and incremental: an unknown algorithm, a bad block size, blocks without
       // tiling, decoding without a causal mask or across two sequences
       const kind = r.int(0, 4);
       const { kv, Tk, keyLengths, ...config } = base();

@@ -1,4 +1,4 @@
-// Tiled (FlashAttention) and incremental (KV cache) attention through the JS API (issue 15): the
+// Tiled (FlashAttention) and incremental (KV cache) attention through the JS API: the
 // fixtures within 1e-5 of PyTorch, every row's final m and ℓ against the naive softmax computed
 // here in float64, the tile grid and its skipped tiles against the engine's count and an
 // independent formula, one tile's values, the decoding steps at every t, the cache's measured

@@ -1,4 +1,4 @@
-// The trainer through the JS API (issue 12): its task and options, training in chunks, the same
+// The trainer through the JS API: its task and options, training in chunks, the same
 // loss curve natively, in wasm and through JS, checkpoints that round-trip exactly, predictions,
 // attention maps, head scores, the traced block, dropout in training only, every bad option named,
 // and a trainer that survives its errors.

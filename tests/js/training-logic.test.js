@@ -13,7 +13,9 @@ import { CLEAR_SCORE, droppedOut, dropoutMask, flatness, formatScore, headLabel 
 import { PRESETS, RANGES, checkpointFor, defaultOptions, engineOptions, readOptions, sameModel } from '../../web/src/logic/training/options.js';
 import { exampleProbe, mulberry32, parseProbe, predictionMarks, targetsFor } from '../../web/src/logic/training/probe.js';
 import { decodeTrainingState, encodeTrainingState, mergeParams } from '../../web/src/logic/training/state.js';
-import { CHECKPOINTS } from '../../web/src/logic/training/checkpoints.js';
+import MANIFEST from '../../web/checkpoints/manifest.json' with { type: 'json' };
+
+const CHECKPOINTS = MANIFEST.checkpoints;
 import { translator } from '../../web/src/text/translate.js';
 
 describe('curves', () => {
@@ -172,8 +174,8 @@ describe('options and the URL', () => {
 
   test('a checkpoint opens the options it was trained with, whatever lr and dropout', () => {
     for (const task of Object.keys(PRESETS)) {
-      assert.equal(checkpointFor(defaultOptions(task)), CHECKPOINTS[task]);
-      assert.equal(checkpointFor({ ...defaultOptions(task), lr: 0.03, dropout: 0.3 }), CHECKPOINTS[task]);
+      assert.deepEqual(checkpointFor(defaultOptions(task)), CHECKPOINTS[task]);
+      assert.deepEqual(checkpointFor({ ...defaultOptions(task), lr: 0.03, dropout: 0.3 }), CHECKPOINTS[task]);
       assert.equal(checkpointFor({ ...defaultOptions(task), seed: 1 }), null);
       assert.equal(checkpointFor({ ...defaultOptions(task), heads: 2 }), null);
     }

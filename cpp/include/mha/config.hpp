@@ -21,7 +21,7 @@ enum class MaskKind { none, causal };
 /// metadata with values computed when asked for (a lazy run, for sizes whose full trace is big).
 enum class Snapshots { all, none, lazy };
 
-/// How attention is computed (issue 15). naive: the walkthrough's steps 12–16, one head's whole
+/// How attention is computed. naive: the walkthrough's steps 12–16, one head's whole
 /// [Tq, Tk] score matrix at a time. tiled: FlashAttention's algorithm, blockQ × blockK tiles with
 /// an online softmax, never holding a score matrix. incremental: decoding one token at a time
 /// with a KV cache (causal self-attention only). All three give the same output.
@@ -80,7 +80,7 @@ struct Config {
     std::optional<std::vector<float>> d_output;
     std::uint64_t memory_cap = default_memory_cap;  ///< bytes a run may allocate, all told
     Snapshots snapshots = Snapshots::all;
-    // --- Tiled and incremental attention (issue 15) ---
+    // --- Tiled and incremental attention ---
     Algorithm algorithm = Algorithm::naive;
     std::optional<std::int64_t> block_q;  ///< tiled: query rows per tile; default default_block_q
     std::optional<std::int64_t> block_k;  ///< tiled: keys per tile; default default_block_k
@@ -93,7 +93,7 @@ struct Dims {
     bool bias = true;       ///< the projections have biases (and so their gradients)
     bool backward = false;  ///< dOutput given: the run also computes every gradient
     std::size_t group() const { return H / Hkv; }  ///< query heads per K/V head
-    // --- Tiled and incremental attention (issue 15) ---
+    // --- Tiled and incremental attention ---
     Algorithm algorithm = Algorithm::naive;
     std::size_t Bq = 0, Bk = 0;  ///< tiled: the tile's rows and columns (blockQ, blockK, at most Tq, Tk)
     std::size_t Nq() const { return Bq ? (T + Bq - 1) / Bq : 0; }   ///< tiled: query blocks

@@ -220,7 +220,7 @@ Config read_config(const V& root) {
         if (cap < 1) throw MhaError("memoryCap", "bad_value.memory_cap", {});
         c.memory_cap = static_cast<std::uint64_t>(cap);
     }
-    // --- Tiled and incremental attention (issue 15) ---
+    // --- Tiled and incremental attention ---
     if (root.has("algorithm")) {
         const V algorithm = root.get("algorithm");
         const std::string word = algorithm.kind() == ValueKind::string ? algorithm.string() : std::string();

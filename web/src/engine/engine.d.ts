@@ -47,7 +47,7 @@ export interface Config {
    */
   dOutput?: Float32Array | number[];
   /**
-   * How attention is computed (issue 15); every algorithm gives the same output. 'naive'
+   * How attention is computed; every algorithm gives the same output. 'naive'
    * (default): steps 12–16, one head's [Tq, Tk] score matrix at a time. 'tiled': FlashAttention's
    * algorithm, blockQ × blockK tiles with an online softmax, never holding a score matrix; its steps
    * tile_scores … tile_context replace scores … context. 'incremental': token by token with a KV

@@ -1,4 +1,4 @@
-// What a KV cache costs, as data for a worked example (issue 15): for a model shape, the bytes of K
+// What a KV cache costs, as data for a worked example: for a model shape, the bytes of K
 // and V each token adds under every choice of K/V heads (MHA Hkv = H, GQA 1 < Hkv < H, MQA Hkv = 1),
 // per layer, per token and for a whole context, and real model shapes to work it through. No DOM.
 // The formula is the engine's (kv_cache_bytes_per_token, cpp/src/config.cpp): 2·Hkv·D·4 bytes per

@@ -1,4 +1,4 @@
-// Slices of a step's values, for runs of every algorithm (issue 15): one {batch, head} of a step
+// Slices of a step's values, for runs of every algorithm: one {batch, head} of a step
 // whose first axes are B and H, or a decoding step as it was at step t. No DOM, no engine: the
 // run (run.js) cuts an eager run's arrays with these, and a lazy run's engine answers the same
 // request with the same shapes.

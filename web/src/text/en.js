@@ -423,7 +423,7 @@ export const EN = {
 
   // Reading a pasted state dict (logic/page/state-dict.js).
 
-  // The attention real models run (playground/algorithms-panel.js, issue 15)
+  // The attention real models run (playground/algorithms-panel.js)
   'alg.title': 'The attention real models run: tiled and incremental',
   'alg.intro': 'The same attention, computed two more ways by the engine for the config above, and checked against it here. Tiled is FlashAttention\'s algorithm; incremental is how a language model decodes text, one token at a time, with a KV cache.',
   'alg.modes': 'Algorithm',

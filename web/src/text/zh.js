@@ -422,7 +422,7 @@ export const ZH = {
 
   // Reading a pasted state dict (logic/page/state-dict.js).
 
-  // 真实模型运行的注意力（playground/algorithms-panel.js，issue 15）
+  // 真实模型运行的注意力（playground/algorithms-panel.js）
   'alg.title': '真实模型运行的注意力：分块与增量',
   'alg.intro': '同一个注意力，引擎用另外两种方式为上面的配置再算一遍，并在这里与之核对。分块是 FlashAttention 的算法；增量是语言模型逐个词元生成文本的方式，使用 KV 缓存。',
   'alg.modes': '算法',

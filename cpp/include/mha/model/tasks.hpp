@@ -31,7 +31,7 @@ struct TaskSpec {
     bool mlp;
     float lr;
     const char* job;            ///< the job measured: antiDiagonal, answer, previousToken, prefixMatching
-    double job_target;          ///< the score the job's best head reaches (issue 12)
+    double job_target;          ///< the score the job's best head reaches
 };
 
 const std::vector<TaskSpec>& task_specs();

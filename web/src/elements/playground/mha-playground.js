@@ -91,7 +91,7 @@ export class MhaPlaygroundElement extends ElementBase {
     this.removeEventListener('mha-train-done', this.#onTrainerView);
   }
 
-  // --- The walkthrough's source: seeded, or the trained model's block (issue 13) ---
+  // --- The walkthrough's source: seeded, or the trained model's block ---
   #onTrainerView = (event) => {
     if (this.#panels?.block.active && !event.target.running) this.#applyBlock();
   };

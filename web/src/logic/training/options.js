@@ -1,7 +1,10 @@
 // The trainer section's options: the model each task gets on the page, the ranges its controls
 // offer, reading them from attributes or the URL, and which options a committed checkpoint was
 // trained with (so that the section can open trained). No DOM, no engine.
-import { CHECKPOINTS } from './checkpoints.js';
+// The committed checkpoints (web/checkpoints/, copied into dist/ by the build) and what each holds.
+import MANIFEST from '../../../dist/checkpoints/manifest.json' with { type: 'json' };
+
+const CHECKPOINTS = MANIFEST.checkpoints;
 
 export const TASKS = ['reverse', 'sort', 'previous', 'induction'];
 
