@@ -39,3 +39,9 @@ export function checksum(floats) {
   for (const byte of bytes) hash = Math.imul(hash ^ byte, 16777619) >>> 0;
   return hash.toString(16).padStart(8, '0');
 }
+
+/** A step's title in `lang` as the catalogue has it, escaped for a RegExp (tests match output against it). */
+export async function stepTitlePattern(id, lang = 'en') {
+  const { STEPS } = await import('../../web/src/catalogue/catalogue.js');
+  return STEPS.find((step) => step.id === id).title[lang].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

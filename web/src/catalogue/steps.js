@@ -34,8 +34,11 @@ export function chainSteps(steps) {
   return chain;
 }
 
+// The axes of a step shaped like the scores [B, H, Tq, Tk].
+const SCORES_AXES = ENTRIES.get('scores').axes;
+
 /** True for a step shaped [B, H, Tq, Tk]: scores, scaled, masked and weights. */
-export const isScoresSized = (step) => step.axes.join(',') === 'B,H,Tq,Tk';
+export const isScoresSized = (step) => step.axes.join(',') === SCORES_AXES;
 
 /** The catalogue entry of a step id, or undefined. */
 export const entryOf = (id) => ENTRIES.get(id);
