@@ -125,8 +125,14 @@ test('hostile tokens, quiz answers and long text on the docs page stay text', op
   await tokens.fill(PAYLOADS.join(' '));
   await page.locator('mha-playground .summary-line', { hasText: `T = ${PAYLOADS.length} tokens` }).waitFor();
   assert.deepEqual(await shownTokens(page), PAYLOADS, 'each payload is one token label, as typed');
-  // The walkthrough's token labels and the mistakes' row labels are the same literal text.
-  const labels = await deep(page, ($, $$) => $$('mha-playground', '[data-mistake="noProjection"] [data-side="wrong"] tr th').map((th) => th.textContent));
+  // The walkthrough's token labels and the mistakes' row labels are the same literal text (the
+  // mistakes panel draws when the page is idle: wait for it to show this run).
+  const mistakeLabels = () => deep(page, ($, $$) => $$('mha-playground', '[data-mistake="noProjection"] [data-side="wrong"] tr th').map((th) => th.textContent));
+  let labels = await mistakeLabels();
+  for (const until = Date.now() + 10_000; !PAYLOADS.slice(0, 4).every((payload) => labels.includes(payload)) && Date.now() < until;) {
+    await page.waitForTimeout(100);
+    labels = await mistakeLabels();
+  }
   for (const payload of PAYLOADS.slice(0, 4)) assert.ok(labels.includes(payload), `${payload} among ${labels}`);
   await assertClean(page, problems, 'payload tokens');
 

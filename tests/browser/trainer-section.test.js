@@ -13,7 +13,9 @@ import { after, before, test } from 'node:test';
 import { startServer } from '../../scripts/serve.js';
 import { createEngine } from '../../web/src/engine/engine.js';
 import { flatness } from '../../web/src/logic/training/heads.js';
-import { CHECKPOINTS } from '../../web/src/logic/training/checkpoints.js';
+import MANIFEST from '../../web/checkpoints/manifest.json' with { type: 'json' };
+
+const CHECKPOINTS = MANIFEST.checkpoints;
 import { ARTIFACTS, TIMEOUT, deep, launch, makeHostSite, openPage } from './harness.js';
 
 const HOST_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";

@@ -8,11 +8,14 @@ import { gzipSync } from 'node:zlib';
 
 // The widgets' payload, gzipped. The forward pass alone once fitted 150 KB; the target for the
 // whole widgets payload is 200 KB, and it is NOT met: the engine carries the backward, tiled and
-// incremental passes and both languages' messages (mha_engine.wasm ~113 KB), and the bundle the
-// trainer section, the lessons and views, the algorithms panel and both languages' words
-// (~110 KB). These budgets are regression guards at the current sizes (+2%), not the target;
-// web/docs/performance.md ("Payload") says what would bring the payload back under 200 KB.
-const BUDGET_BYTES = 226_000;
+// incremental passes and its messages in both languages (mha_engine.wasm ~116 KB), and the bundle
+// the trainer section, the lessons and views, the algorithms panel, both languages' words and the
+// step catalogue (~117 KB). These budgets are regression guards at the current sizes (+2%), not
+// the target. Raised by decision from 226,000 when the catalogue's text moved out of the .wasm
+// into the JS module the page reads before the engine loads (the catalogue.js module, ~5 KB) and a
+// run began to cross as numbers (the config tape's reader, ~3 KB of .wasm); web/docs/performance.md
+// ("Payload") says what brings the payload back down.
+const BUDGET_BYTES = 236_000;
 
 test('mha-lens.js + mha_engine.wasm stay under the gzipped budget', () => {
   const dist = new URL('../../web/dist/', import.meta.url);
@@ -30,7 +33,9 @@ test('mha-lens.js + mha_engine.wasm stay under the gzipped budget', () => {
 // of the engine alone (page-engine.js: one .wasm, not both), its glue and the section's worker,
 // then one task's checkpoint when it opens trained. web/docs/performance.md ("Payload") reports
 // these; this keeps them from drifting up unnoticed.
-const TRAINER_PAGE_BUDGET_BYTES = 275_000; // the 200 KB target holds here too: not met
+// Raised by decision from 275,000 with the widgets' budget and the trainer session (its Embind
+// class: ~3 KB more glue) and a worker that now reads runs into Steps (the catalogue, ~8 KB).
+const TRAINER_PAGE_BUDGET_BYTES = 300_000; // the 200 KB target holds here too: not met
 
 test('a page that trains: bundle, trainer glue and .wasm, worker; the checkpoints as files of their own', () => {
   const dist = new URL('../../web/dist/', import.meta.url);
@@ -43,5 +48,5 @@ test('a page that trains: bundle, trainer glue and .wasm, worker; the checkpoint
   assert.ok(!bundle.includes('MHAT') && bundle.length < 400_000, 'no checkpoint inside the bundle (the smallest is 70 KB)');
   for (const task of ['reverse', 'sort', 'previous', 'induction']) assert.ok(readFileSync(new URL(`checkpoints/${task}.mhat`, dist)).length > 0, task);
   // The worker does not carry the plain engine's glue (scripts/bundle_worker.js).
-  assert.ok(gz('mha-trainer-worker.js') < 12_000, `worker ${gz('mha-trainer-worker.js')} B`);
+  assert.ok(gz('mha-trainer-worker.js') < 21_000, `worker ${gz('mha-trainer-worker.js')} B`);
 });
