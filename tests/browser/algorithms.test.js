@@ -8,11 +8,7 @@ import assert from 'node:assert/strict';
 
 import { formatCount, formatValue } from '../../web/src/logic/format.js';
 import { STRINGS, translator } from '../../web/src/text/translate.js';
-import { STEPS } from '../../web/src/catalogue/catalogue.js';
-
-// A step's title in a language, as the catalogue has it.
-const stepTitleIn = (id, lang) => STEPS.find((step) => step.id === id).title[lang];
-import { ARTIFACTS, TIMEOUT, deep, launch, openPage } from './harness.js';
+import { ARTIFACTS, TIMEOUT, deep, launch, openPage, stepTitleIn } from './harness.js';
 
 let env;
 before(async () => { env = await launch(); });

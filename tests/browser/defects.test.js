@@ -3,12 +3,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { TIMEOUT, deep, launch, noProblems, openPage } from './harness.js';
+import { TIMEOUT, deep, launch, noProblems, openPage, stepTitleIn } from './harness.js';
 import { STRINGS } from '../../web/src/text/translate.js';
-import { STEPS } from '../../web/src/catalogue/catalogue.js';
-
-// A step's title in a language, as the catalogue has it.
-const stepTitleIn = (id, lang) => STEPS.find((step) => step.id === id).title[lang];
 
 let env;
 before(async () => { env = await launch(); });

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/serve.js';
+import { STEPS } from '../../web/src/catalogue/catalogue.js';
 import { createEngine } from '../../web/src/engine/engine.js';
 
 export const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname;
@@ -130,3 +131,6 @@ export const cellCentre = (page, path, { b, h, r, c, cols }) => deep(page, ($, $
   const point = at();
   return { x: point.x, y: point.y };
 }, { path, b, h, r, c, cols });
+
+/** A step's title in a language, as the catalogue has it. */
+export const stepTitleIn = (id, lang) => STEPS.find((step) => step.id === id).title[lang];

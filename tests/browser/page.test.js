@@ -3,15 +3,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
-import { ARTIFACTS, TIMEOUT, cellCentre, deep, heatmapCells, launch, noProblems, openPage } from './harness.js';
+import { ARTIFACTS, TIMEOUT, cellCentre, deep, heatmapCells, launch, noProblems, openPage, stepTitleIn } from './harness.js';
 import { heatmapScales, scaleFor } from '../../web/src/logic/heatmap/colors.js';
 import { heatmapPanels } from '../../web/src/logic/heatmap/layout.js';
 import { shapeText } from '../../web/src/logic/format.js';
 import { STRINGS } from '../../web/src/text/translate.js';
-import { STEPS } from '../../web/src/catalogue/catalogue.js';
-
-// A step's title in a language, as the catalogue has it.
-const stepTitleIn = (id, lang) => STEPS.find((step) => step.id === id).title[lang];
 import { DEFAULT_TOKENS, decodeState } from '../../web/src/logic/page/page-state.js';
 
 let env;
