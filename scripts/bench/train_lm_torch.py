@@ -28,7 +28,8 @@ Metrics, all on the held-out text (fixed windows: the same at every evaluation a
              is the mean weight on that key. Also: bits/char on the first copy and on the second
              (a model that copies predicts the second copy almost exactly).
   jobs       (Chinese) per head, mean weight on keys i-1, i-6 and i-12 over the queries whose key
-             lies in the same poem (no "\n" between them, the query's own character excepted).
+             lies in the same poem (no "\n" at the key or between it and the query); also i-5 and
+             i-11, where the counterpart of the character to predict (i+1) stands.
   generate   --gen characters at temperature 0.8 (torch.Generator seeded 1234), started from a
              fixed held-out prompt (T/2 characters), a window of the last T. English: the share of
              generated words (maximal runs of letters and inner apostrophes, lower-cased) that are
@@ -198,7 +199,7 @@ def evaluate(model, o, heldout, V, newline, chars):
     win = eval_windows(heldout, T)
     x, y = win[:, :-1], win[:, 1:]
     total, prev, jobs = 0.0, [], []
-    offsets = (1, 6, 12)
+    offsets = (1, 5, 6, 11, 12)  # 1, 6, 12: the jobs; 5, 11: the counterpart of the next character
     for c in range(0, x.shape[0], 64):
         logits, ws = model(x[c:c + 64], keep=True)
         total += F.cross_entropy(logits.reshape(-1, V), y[c:c + 64].reshape(-1), reduction="sum").item()
@@ -312,7 +313,7 @@ def main():
     p.add_argument("--rep-max", type=int, default=64)
     p.add_argument("--rep-mode", choices=["two", "fill"], default="two")
     p.add_argument("--rep-random", action="store_true", help="repeat rows' passage: uniformly random characters")
-    p.add_argument("--ind-len", type=int, default=32, help="induction score: passage length L")
+    p.add_argument("--ind-len", type=int, default=None, help="induction score: passage length L (default min(32, T/4))")
     p.add_argument("--gen", type=int, default=2000, help="characters to generate at the end (0: none)")
     p.add_argument("--out", default=None, help="a folder for the log (log.jsonl), the sample and the parameters")
     p.add_argument("--stop-if", default=None, help="e.g. 1500:induction<0.05 stops a failing run at step 1500")
@@ -322,6 +323,10 @@ def main():
     V = len(chars)
     newline = chars.index("\n") if "\n" in chars else None
     o.jobs = o.corpus.startswith("tang")
+    if o.ind_len is None:
+        o.ind_len = min(32, o.T // 4)
+    if not 1 <= o.ind_len <= o.T // 2 - 1:
+        sys.exit(f"train_lm_torch: --ind-len {o.ind_len} does not fit twice in T={o.T}; use 1 .. {o.T // 2 - 1}")
     mlp_layers = set(range(o.layers)) if o.mlp_layers == "all" else set() if o.mlp_layers == "none" else {int(s) for s in o.mlp_layers.split(",")}
     torch.manual_seed(o.seed)
     model = Model(V, o.T, o.C, o.H, o.layers, mlp_layers, o.tied)
