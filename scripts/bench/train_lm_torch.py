@@ -78,10 +78,11 @@ def load_corpus(name, corpora):
 
 
 def rep_share(o, step):
-    """The share of repeat rows at this step: --rep, or --rep-end reached linearly by --rep-until."""
-    if o.rep_end is None:
+    """The share of repeat rows at this step: --rep until --rep-hold, then linearly to --rep-end
+    at --rep-until (when --rep-end is given)."""
+    if o.rep_end is None or step <= o.rep_hold:
         return o.rep
-    t = min(1.0, step / max(1, o.rep_until))
+    t = min(1.0, (step - o.rep_hold) / max(1, o.rep_until - o.rep_hold))
     return o.rep + (o.rep_end - o.rep) * t
 
 
@@ -309,6 +310,7 @@ def main():
     p.add_argument("--rep", type=float, default=0.0, help="share of repeat rows (the curriculum)")
     p.add_argument("--rep-end", type=float, default=None, help="share of repeat rows reached at --rep-until (linear)")
     p.add_argument("--rep-until", type=int, default=1000)
+    p.add_argument("--rep-hold", type=int, default=0, help="with --rep-end: keep --rep until this step, then go linearly")
     p.add_argument("--rep-min", type=int, default=8)
     p.add_argument("--rep-max", type=int, default=64)
     p.add_argument("--rep-mode", choices=["two", "fill"], default="two")
