@@ -295,7 +295,7 @@ def lr_at(o, step):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--corpus", default="moby-dick", help="moby-dick or tang5 (a folder under --corpora)")
+    p.add_argument("--corpus", default="moby-dick", help="moby-dick or tang-poems (a folder under --corpora)")
     p.add_argument("--corpora", default=os.path.join(ROOT, "web", "corpora"))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--layers", type=int, default=2)

@@ -3,7 +3,7 @@
 // (devDependencies; nothing is fetched at run time):
 //
 //   web/corpora/moby-dick/  train.u8, heldout.u8 (one byte per character id), vocab.json
-//   web/corpora/tang5/      train.u16, heldout.u16 (little-endian uint16 ids), vocab.json
+//   web/corpora/tang-poems/      train.u16, heldout.u16 (little-endian uint16 ids), vocab.json
 //   web/corpora/manifest.json  sources, versions, licences, counts, split and normalisation
 //
 // Token ids rather than text, so that the engine trains on the bytes as they arrive (a typed-array
@@ -199,7 +199,7 @@ function tangVerse() {
     const nonMark = (r, parts) => r.length - parts.reduce((n, p) => n + (p.match(/[，。\n]/gu) || []).length, 0);
     const two = poems.filter((p) => p.length === 24).length;
     return {
-        dir: 'tang5',
+        dir: 'tang-poems',
         files: { 'train.u16': le(tr.ids), 'heldout.u16': le(ho.ids), 'vocab.json': vocabJson(chars, UNKNOWN) },
         manifest: {
             source: { ...packageInfo(dir), files: `dist/quantangshi/poet.tang.{0,1000,…,${files.at(-1).split('.')[2]}}.json (${files.length} files)`, text: '全唐诗 (Complete Tang Poems), public domain' },
