@@ -282,8 +282,12 @@ public:
         });
     }
 
-    val lm_next(const val& ids) const {
-        return guarded([&] { return owned_floats(next_distribution(state(), tokens_from_js(ids))); });
+    /// positions: 0 as trained, 1 removed, 2 shuffled by `seed` (the positional-encoding lesson).
+    val lm_next(const val& ids, double positions, double seed) const {
+        return guarded([&] {
+            if (positions == 0) return owned_floats(next_distribution(state(), tokens_from_js(ids)));
+            return owned_floats(next_distribution(changed(positions, seed), tokens_from_js(ids)));
+        });
     }
 
     val lm_bits(const val& ids) const {
@@ -308,8 +312,11 @@ public:
         });
     }
 
-    val lm_attention(const val& ids) const {
-        return guarded([&] { return attention_to_js(text_attention(state(), tokens_from_js(ids))); });
+    val lm_attention(const val& ids, double positions, double seed) const {
+        return guarded([&] {
+            if (positions == 0) return attention_to_js(text_attention(state(), tokens_from_js(ids)));
+            return attention_to_js(text_attention(changed(positions, seed), tokens_from_js(ids)));
+        });
     }
 
     /// A generation after `ids`, continued by lm_continue; training or opening ends it.
@@ -337,6 +344,10 @@ private:
         return *state_;
     }
     const TrainerState& state() const { return const_cast<TrainerSession*>(this)->state(); }
+
+    TrainerState changed(double positions, double seed) const {
+        return with_positions(state(), positions == 1 ? Positions::removed : Positions::shuffled, static_cast<std::uint32_t>(seed));
+    }
 
     val generation_to_js(const std::vector<std::int32_t>& ids) const {
         val out = val::object();
