@@ -30,6 +30,7 @@ function applyLanguage() {
   for (const button of document.querySelectorAll('[data-lang]')) button.setAttribute('aria-pressed', String(button.dataset.lang === lang));
   playground.setAttribute('lang', lang);
   trainer?.setAttribute('lang', lang);
+  document.getElementById('language-model')?.setAttribute('lang', lang);
 }
 
 // replaceState makes Chromium settle style and layout of the whole page at once; while a reader

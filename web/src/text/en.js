@@ -526,4 +526,15 @@ export const EN = {
   'ctl.cut': 'This link held the labels of the first {given} of {total} tokens; the others are named t{given}, t{next}, …. The run is the same: values do not depend on the labels.',
   'stale.note': 'Not updated: the configuration has an error (see the configuration). This still shows the last valid one: {config}.',
   'error.seeSplit': 'See step {n}, where the split view(B, T, H, D) needs C = H · D',
+  // The language model section (<mha-lm>) before it loads; its own words are in lm-en.js.
+  'lm.title': 'A language model reads what you type',
+  'lm.intro': 'A character-level transformer, trained by this page\'s own engine, reads your text one character at a time: every head of every layer is drawn over your characters, each with the job it does and how well. Then it writes, with a KV cache, and you can train a small one from scratch right here.',
+  'lm.start': 'Load the language model',
+  'lm.loading': 'Loading the language model (its checkpoint is about a megabyte)…',
+  'lm.error': 'The language model stopped: {detail}',
+  'block.source': 'Model',
+  'block.source.trainer': 'the toy model below',
+  'block.source.lm': 'the language model, on your text',
+  'block.lmTrained': 'The walkthrough and heatmaps now show layer {layer} of the language model (step {step}, B=1, T={T}, C={C}, H={H}) reading your text: its input X after LayerNorm is the real hidden state of your characters, with its trained weights. The controls above describe the seeded run.',
+  'block.lmWaiting': 'Waiting for the language model…',
 };

@@ -525,4 +525,15 @@ export const ZH = {
   'ctl.cut': '这个链接只保存了 {total} 个词元中前 {given} 个的名字；其余的命名为 t{given}、t{next}……。运行结果相同：数值与词元名无关。',
   'stale.note': '未更新：配置有错误（见“配置”）。这里显示的仍是上一个有效的配置：{config}。',
   'error.seeSplit': '查看第 {n} 步：拆头 view(B, T, H, D) 要求 C = H · D',
+  // The language model section (<mha-lm>) before it loads; its own words are in lm-zh.js.
+  'lm.title': '读你所写的语言模型',
+  'lm.intro': '一个字符级的 Transformer，由本页自己的引擎训练，一个字符一个字符地读你的文字：每一层的每个头都画在你的字符上，并标出它做的工作和做得多好。然后它用 KV 缓存来写，你还可以在这里从零训练一个小模型。',
+  'lm.start': '加载语言模型',
+  'lm.loading': '正在加载语言模型（检查点约一兆字节）……',
+  'lm.error': '语言模型停止了：{detail}',
+  'block.source': '模型',
+  'block.source.trainer': '下面的小模型',
+  'block.source.lm': '语言模型，读你的文字',
+  'block.lmTrained': '逐步演示和热力图现在显示语言模型（第 {step} 步，B=1，T={T}，C={C}，H={H}）的第 {layer} 层读你的文字：经 LayerNorm 之后的输入 X 是你的字符真实的隐藏状态，权重是训练好的。上面的控件描述的是种子运行。',
+  'block.lmWaiting': '等待语言模型……',
 };

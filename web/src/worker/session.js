@@ -28,12 +28,15 @@ export class TrainerSession extends EventTarget {
   messages = null;
   /** The trainer's .wasm URL: its checkpoints/ folder sits beside it. */
   wasmUrl = null;
+  #workerUrl = WORKER_URL;
 
   /**
    * Starts the service: resolves once it is ready, rejects with the load error (an MhaLoadError
    * from compiling the .wasm, or the service's own error data) when the trainer cannot run at all.
    */
-  async start({ wasmUrl, worker = true } = {}) {
+  async start({ wasmUrl, worker = true, workerUrl = WORKER_URL } = {}) {
+    // Another service with the same protocol of starting (the language model's, mha-lm-worker.js).
+    this.#workerUrl = workerUrl;
     const { url, module } = await compileEngine({ trainer: true, wasmUrl });
     this.wasmUrl = url;
     if (worker && typeof Worker !== 'undefined') {
@@ -52,7 +55,7 @@ export class TrainerSession extends EventTarget {
   #startWorker(module, url) {
     let worker;
     try {
-      worker = new Worker(WORKER_URL, { type: 'module' });
+      worker = new Worker(this.#workerUrl, { type: 'module' });
     } catch {
       return Promise.resolve(false);
     }
@@ -94,7 +97,7 @@ export class TrainerSession extends EventTarget {
 
   async #startOnPage(module, url) {
     // Not a literal import: a bundler must not pull the worker's engine into the widget bundle.
-    const service = await import(/* @vite-ignore */ WORKER_URL.href);
+    const service = await import(/* @vite-ignore */ this.#workerUrl.href);
     const ready = new Promise((resolve, reject) => {
       this.#handle = service.startService((message) => {
         // Delivered in a task of its own, as a worker's message would be.
