@@ -5,7 +5,7 @@
 import type * as React from 'react';
 import type {
   ElementConfig, MhaErrorEvent, MhaHeatmapAttributes, MhaHeatmapElement, MhaPlaygroundAttributes, MhaPlaygroundElement,
-  MhaRunEvent, MhaSelectEvent, MhaShapesAttributes, MhaShapesElement, MhaStateEvent, MhaStepEvent, MhaTrainDoneEvent,
+  MhaLmAttributes, MhaLmElement, MhaLmReadEvent, MhaLmWalkEvent, MhaRunEvent, MhaSelectEvent, MhaShapesAttributes, MhaShapesElement, MhaStateEvent, MhaStepEvent, MhaTrainDoneEvent,
   MhaTrainerAttributes, MhaTrainerElement, MhaTrainStateEvent, MhaTrainStepEvent, MhaTrainViewEvent, MhaWalkthroughAttributes,
   MhaWalkthroughElement,
 } from './mha-lens.js';
@@ -37,6 +37,11 @@ export type MhaTrainerProps = Element<MhaTrainerElement, MhaTrainerAttributes & 
   'onmha-train-state'?: (event: MhaTrainStateEvent) => void;
 }>;
 
+export type MhaLmProps = Element<MhaLmElement, MhaLmAttributes & {
+  'onmha-lm-read'?: (event: MhaLmReadEvent) => void;
+  'onmha-lm-walk'?: (event: MhaLmWalkEvent) => void;
+}>;
+
 declare module 'react' {
   namespace JSX {
     interface IntrinsicElements {
@@ -45,6 +50,7 @@ declare module 'react' {
       'mha-shapes': MhaShapesProps;
       'mha-playground': MhaPlaygroundProps;
       'mha-trainer': MhaTrainerProps;
+      'mha-lm': MhaLmProps;
     }
   }
 }

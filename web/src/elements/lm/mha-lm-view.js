@@ -5,7 +5,7 @@
 // lm-zh.js) come with it, added to the page's t() the element hands it.
 import { lmStyles } from './styles.js';
 import { withLmWords } from '../../text/lm-words.js';
-import { bestJob, curvePath, heatColor, JOBS, kilobytes } from '../../logic/lm/view-logic.js';
+import { bestJob, curvePath, heatRgb, JOBS, kilobytes } from '../../logic/lm/view-logic.js';
 
 // A tiny DOM builder that only ever sets text (typed text is never parsed as HTML).
 function h(tag, attributes = {}, ...children) {
@@ -39,6 +39,8 @@ const s = (tag, attributes = {}) => {
 const EXAMPLES = { 'moby-dick': 'Call me Ishmael. Some years ago, never mind how long precisely, I went to sea. Call me Ishma', 'tang-poems': '床前明月光，疑是地上霜。举头望明月，低头思故' };
 const PROMPTS = { 'moby-dick': 'The whale ', 'tang-poems': '白日依山尽，' };
 const READ_DELAY_MS = 120;
+// How long one frame may spend painting maps.
+const PAINT_BUDGET_MS = 12;
 // Below this share on its best job's place, a head is said to have no clear job.
 const CLEAR_JOB = 0.3;
 // The job each corpus's curve and position lesson follow.
@@ -48,6 +50,9 @@ const INDUCTION_FORMED = 0.5;
 // The corpora's names as word keys.
 const KEY = { 'moby-dick': 'mobyDick', 'tang-poems': 'tangPoems' };
 
+// The masked cells (a key after the query): light grey.
+const MASKED = [236, 238, 242];
+const FOCUS = [224, 161, 0];
 // Up to this many characters, each map carries them along its top and left edges.
 const LABELLED = 40;
 
@@ -56,17 +61,48 @@ const LABELLED = 40;
  * `chars` (the characters read) along the edges of a small map.
  */
 function paintHead(canvas, data, offset, n, row, chars = null) {
-  const cell = Math.max(3, Math.min(16, Math.floor(320 / n)));
-  const margin = chars && n <= LABELLED ? cell : 0;
+  // A long text: one pixel per cell, scaled up by CSS (pixelated), the chosen row tinted; a short
+  // one: bigger cells, the characters along the edges and the row outlined.
+  const labelled = chars && n <= LABELLED;
+  const cell = labelled ? Math.max(3, Math.min(16, Math.floor(320 / n))) : 1;
+  const margin = labelled ? cell : 0;
   canvas.width = n * cell + margin;
   canvas.height = n * cell + margin;
   const ctx = canvas.getContext('2d');
+  // The cells as one ImageData: a map of 128 characters is 16,384 cells, too many for fillRect
+  // on every keystroke.
+  const side = n * cell;
+  const image = ctx.createImageData(side, side);
+  const pixels = image.data;
+  const rgb = [0, 0, 0];
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
-      ctx.fillStyle = j > i ? '#eceef2' : heatColor(data[offset + i * n + j]);
-      ctx.fillRect(margin + j * cell, margin + i * cell, cell, cell);
+      if (j > i) {
+        rgb[0] = MASKED[0];
+        rgb[1] = MASKED[1];
+        rgb[2] = MASKED[2];
+      } else {
+        heatRgb(data[offset + i * n + j], rgb);
+      }
+      if (!labelled && i === row) {
+        // The chosen row, mixed half with the focus colour.
+        rgb[0] = (rgb[0] + FOCUS[0]) >> 1;
+        rgb[1] = (rgb[1] + FOCUS[1]) >> 1;
+        rgb[2] = (rgb[2] + FOCUS[2]) >> 1;
+      }
+      for (let y = i * cell; y < (i + 1) * cell; y++) {
+        let k = (y * side + j * cell) * 4;
+        for (let x = 0; x < cell; x++, k += 4) {
+          pixels[k] = rgb[0];
+          pixels[k + 1] = rgb[1];
+          pixels[k + 2] = rgb[2];
+          pixels[k + 3] = 255;
+        }
+      }
     }
   }
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  ctx.putImageData(image, margin, margin);
   if (margin) {
     ctx.fillStyle = '#5b6170';
     ctx.font = `${Math.round(cell * 0.8)}px system-ui, "Noto Sans CJK SC", sans-serif`;
@@ -78,7 +114,7 @@ function paintHead(canvas, data, offset, n, row, chars = null) {
       ctx.fillText(shown, margin / 2, margin + (i + 0.5) * cell);
     });
   }
-  if (row !== null && row >= 0 && row < n) {
+  if (labelled && row !== null && row >= 0 && row < n) {
     ctx.strokeStyle = '#e0a100';
     ctx.lineWidth = Math.max(1, cell / 5);
     ctx.strokeRect(margin + 0.5, margin + row * cell + 0.5, n * cell - 1, cell - 1);
@@ -170,6 +206,7 @@ export function createLmView({ root, host, t: initialT, session, text: initialTe
     });
 
     Object.assign(nodes, {
+      canvases: new Map(),
       input, corpusSelect, layerSelect, walk, prompt, temperature, temperatureOut, topK, length, seed, go, trainButton, pauseButton, resetButton,
       status: h('p', { class: 'status', role: 'status' }),
       error: h('p', { class: 'error', role: 'alert' }),
@@ -267,12 +304,13 @@ export function createLmView({ root, host, t: initialT, session, text: initialTe
       return button;
     }));
     const figures = [];
+    const paints = [];
     for (const { layer, weights } of layers) {
       for (let head = 0; head < H; head++) {
         const score = scores.find((entry) => entry.layer === layer && entry.head === head);
         const best = bestJob(score.jobs, model.corpus);
-        const canvas = h('canvas', { class: 'map', role: 'img', 'aria-label': t('lm.head.label', { layer, head }) });
-        paintHead(canvas, weights, head * n * n, n, row, chars);
+        const canvas = canvasFor(`head ${layer} ${head}`, 'map', t('lm.head.label', { layer, head }));
+        paints.push(() => paintHead(canvas, weights, head * n * n, n, row, chars));
         const figure = h('figure', { class: 'head', 'data-layer': layer, 'data-head': head },
           canvas,
           h('figcaption', {}, h('span', { class: 'which' }, t('lm.head.name', { layer, head })), ' ',
@@ -297,11 +335,38 @@ export function createLmView({ root, host, t: initialT, session, text: initialTe
       // The head whose job needs positions most: the previous character (English), the previous half-line (verse).
       const job = HEADLINE_JOB[model.corpus];
       const prev = scores.filter((entry) => entry.layer === 0).sort((a, b) => b.jobs[job] - a.jobs[job])[0]?.head ?? 0;
-      const canvas = h('canvas', { class: 'map small', role: 'img', 'aria-label': t('lm.pos.map', { head: prev }) });
-      paintHead(canvas, weights, prev * m * m, m, m - 1, reading.upTo);
+      const canvas = canvasFor(`position ${mode}`, 'map small', t('lm.pos.map', { head: prev }));
+      paints.push(() => paintHead(canvas, weights, prev * m * m, m, m - 1, reading.upTo));
       return h('div', { class: `mode ${mode}`, 'data-mode': mode }, h('h4', {}, t(`lm.pos.${mode}`)), h('div', { class: 'next' }, ...bars(next)), canvas,
         h('p', { class: 'note' }, t(`lm.pos.${mode}.note`)));
     }));
+    paintSoon(paints);
+  }
+
+  // The maps are painted a few at a time, one batch per frame, so that no task of the page's
+  // runs long however many heads there are; a newer text's maps replace any still waiting.
+  let paintFrame = 0;
+  function paintSoon(paints) {
+    cancelAnimationFrame(paintFrame);
+    const next = () => {
+      const started = performance.now();
+      while (paints.length && performance.now() - started < PAINT_BUDGET_MS) paints.shift()();
+      paintFrame = paints.length ? requestAnimationFrame(next) : 0;
+      if (!paints.length) nodes.heads.dataset.painted = nodes.heads.dataset.text;
+    };
+    paintFrame = requestAnimationFrame(next);
+  }
+
+  // The maps' canvases are kept from one text to the next (a new canvas and its context cost more
+  // than painting it again).
+  function canvasFor(key, cls, label) {
+    let canvas = nodes.canvases.get(key);
+    if (!canvas) {
+      canvas = h('canvas', { class: cls, role: 'img' });
+      nodes.canvases.set(key, canvas);
+    }
+    canvas.setAttribute('aria-label', label);
+    return canvas;
   }
 
   function bars(entries) {
@@ -392,6 +457,10 @@ export function createLmView({ root, host, t: initialT, session, text: initialTe
       case 'reading':
         if (message.id !== readId) return;
         reading = message;
+        if (error) {
+          error = null;
+          nodes.error.textContent = '';
+        }
         drawReading();
         onRead(message.text);
         break;

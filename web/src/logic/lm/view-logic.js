@@ -22,11 +22,17 @@ export function bestJob(jobs, corpus) {
 const LOW = [247, 251, 255];
 const HIGH = [8, 48, 107];
 
+/** The colour of an attention weight in [0, 1] as [r, g, b], written into `out` at `at` when given. */
+export function heatRgb(value, out = [0, 0, 0], at = 0) {
+  const v = Math.sqrt(Math.min(1, Math.max(0, Number.isFinite(value) ? value : 0)));
+  for (let i = 0; i < 3; i++) out[at + i] = Math.round(LOW[i] + (HIGH[i] - LOW[i]) * v);
+  return out;
+}
+
 /** The colour of an attention weight in [0, 1], as "rgb(r,g,b)". */
 export function heatColor(value) {
-  const v = Math.sqrt(Math.min(1, Math.max(0, Number.isFinite(value) ? value : 0)));
-  const mix = (i) => Math.round(LOW[i] + (HIGH[i] - LOW[i]) * v);
-  return `rgb(${mix(0)},${mix(1)},${mix(2)})`;
+  const [r, g, b] = heatRgb(value);
+  return `rgb(${r},${g},${b})`;
 }
 
 /**
