@@ -55,7 +55,17 @@ export class MhaLmElement extends ElementBase {
       this.start();
       return;
     }
-    // Near the screen (a screen's height ahead) is soon enough: the checkpoint is a megabyte.
+    // Inside a playground, its first run lays out what comes above the section: until then the
+    // section sits near the top of an empty page and would look near the screen when it is not.
+    const playground = this.closest('mha-playground');
+    if (playground && !playground.run) playground.addEventListener('mha-run', () => this.#observe(), { once: true });
+    else this.#observe();
+  }
+
+  // Near the screen (a screen's height ahead) is soon enough: the checkpoint is a megabyte.
+  #observe() {
+    if (this.#starting || !this.isConnected) return;
+    this.#observer?.disconnect();
     this.#observer = new IntersectionObserver((entries) => {
       if (entries.some((entry) => entry.isIntersecting)) this.start();
     }, { rootMargin: '100% 0px' });
