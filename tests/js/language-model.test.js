@@ -206,3 +206,23 @@ test('a saved model opens again exactly; a new one trains deterministically', ()
   assert.ok(Math.abs(shipped.bitsPerChar('Call me Ishmael.') - a.bitsPerChar('Call me Ishmael.')) < 0.01);
   for (const lm of [a, b, c, shipped]) lm.dispose();
 });
+
+test('mha-lens lm generates after a prompt, trains from scratch, and names a bad corpus', async () => {
+  const { execFile } = await import('node:child_process');
+  const cli = new URL('../../web/cli.js', import.meta.url).pathname;
+  const run = (args) => new Promise((resolve) => {
+    execFile(process.execPath, [cli, 'lm', ...args], { timeout: 240000 }, (error, stdout, stderr) => resolve({ code: error ? error.code : 0, stdout, stderr }));
+  });
+  const generated = await run(['--corpus', 'moby-dick', '--prompt', 'Call me', '--length', '40', '--seed', '2', '--json']);
+  assert.equal(generated.code, 0, generated.stderr);
+  const out = JSON.parse(generated.stdout);
+  assert.equal(Array.from(out.text).length, 40);
+  assert.equal(out.text, models['moby-dick'].generate('Call me', { length: 40, temperature: 0.8, seed: 2 }));
+  assert.ok(out.heldoutBits < 2.5);
+  const trained = await run(['--corpus', 'tang-poems', '--train', '4', '--layers', '1', '--width', '32', '--heads', '2', '--length', '10']);
+  assert.equal(trained.code, 0, trained.stderr);
+  assert.match(trained.stdout, /step +4 +loss/);
+  const bad = await run(['--corpus', 'shakespeare']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /moby-dick or tang-poems/);
+});
