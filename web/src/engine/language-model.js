@@ -185,7 +185,7 @@ export class LanguageModel extends Trainer {
   }
 
   /** The window of `text` the model reads (its last ≤ T characters, by the window rule). */
-  window(text) {
+  windowOf(text) {
     const { chars } = this.encode(text);
     return chars.slice(windowStart(chars.length, this.context));
   }
@@ -239,7 +239,7 @@ export class LanguageModel extends Trainer {
   /** Every layer's attention over the window of `text`: [{ layer, weights: Float32Array [1, H, n, n], chars }]. */
   attention(text, { positions = 'trained', seed = 0 } = {}) {
     const { ids } = this.encode(text);
-    const chars = this.window(text);
+    const chars = this.windowOf(text);
     return this.#lm('lmAttention', ids, this.#positions(positions), checkedCount('seed', seed, 0, 4294967295, this.#messages)).map((entry) => ({ ...entry, chars }));
   }
 
