@@ -10,13 +10,14 @@
 import { isPlainObject } from '../../engine/values.js';
 import { parseImportText } from '../page/config-import.js';
 import { PageError } from '../../text/page-error.js';
+import { MAX_AXIS, MAX_PANEL_CELLS, panelFits } from './layout.js';
 
 export const ATTENTION_FORMAT = 'mha-lens/attention';
 
-/** More values than this are refused (16 M floats: 64 MB, more than a page should draw). */
-export const MAX_ATTENTION_VALUES = 2 ** 24;
-/** A file larger than this is refused before it is parsed. */
-export const MAX_ATTENTION_BYTES = 64 * 2 ** 20;
+/** More values than this are refused (4 M floats: 16 MB, checked in about a frame's time). */
+export const MAX_ATTENTION_VALUES = 2 ** 22;
+/** A file larger than this is refused before it is read or parsed. */
+export const MAX_ATTENTION_BYTES = 32 * 2 ** 20;
 // A weight may be this much above 1 (float32 rounding of a one-hot softmax row).
 const ROUNDING = 1e-5;
 const MAX_TEXT = 500;
@@ -48,15 +49,21 @@ function flatten(nested, shape) {
   if (total > MAX_ATTENTION_VALUES) fail('tooBig', { n: total, max: MAX_ATTENTION_VALUES });
   const data = new Float32Array(total);
   let at = 0;
-  const walk = (node, depth, path) => {
+  // One index array, changed in place: its text is made only for a message.
+  const path = [];
+  const walk = (node, depth) => {
     if (depth === shape.length) {
       data[at++] = checked(node, path);
       return;
     }
     if (!Array.isArray(node) || node.length !== shape[depth]) fail('ragged', { path: `[${path.join('][')}]`, n: Array.isArray(node) ? node.length : describe(node), expected: shape[depth] });
-    for (let i = 0; i < node.length; i++) walk(node[i], depth + 1, [...path, i]);
+    for (let i = 0; i < node.length; i++) {
+      path[depth] = i;
+      walk(node[i], depth + 1);
+    }
+    path.length = depth;
   };
-  walk(nested, 0, []);
+  walk(nested, 0);
   return data;
 }
 
@@ -116,6 +123,7 @@ export function readAttention(value, { tokens: given } = {}) {
   }
   const full = shape.length === 3 ? [1, ...shape] : [...shape];
   const [, , Tq, Tk] = full;
+  if (!panelFits(Tq, Tk)) fail('panelTooBig', { rows: Tq, cols: Tk, max: MAX_PANEL_CELLS, axis: MAX_AXIS });
   const madeUp = (n, prefix) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
   const queryTokens = labels(source.tokens ?? given ?? null, Tq, 'tokens', madeUp(Tq, 't'));
   const keyTokens = labels(source.keyTokens, Tk, 'keyTokens', Tk === Tq ? queryTokens : madeUp(Tk, 's'));
@@ -125,5 +133,7 @@ export function readAttention(value, { tokens: given } = {}) {
 /** The text of an attention file → readAttention's result; refuses what is not safe JSON first. */
 export function parseAttention(json, options) {
   // Four levels at most as nested arrays, plus the object around them.
-  return readAttention(parseImportText(json, { maxBytes: MAX_ATTENTION_BYTES, maxDepth: 6 }), options);
+  // Arrays are not walked for prototype keys: every element of one is checked as a number or a
+  // label, which no object passes.
+  return readAttention(parseImportText(json, { maxBytes: MAX_ATTENTION_BYTES, maxDepth: 6, walkArrays: false }), options);
 }
