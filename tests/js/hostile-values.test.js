@@ -4,9 +4,11 @@
 // refusal is an MhaError naming its field, no call hands back memory it did not write, live handles
 // do not grow, and a reference run stays bit-identical throughout.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { before, describe, test } from 'node:test';
 
 import { createEngine, MhaError } from '../../web/src/engine/engine.js';
+import { ROOT } from './helpers.js';
 
 let engine;
 let trainerEngine;
@@ -151,6 +153,13 @@ describe('the trainer', () => {
     assert.equal(refused(() => trainer.configure({ lr: 1e-46 })).key, 'bad_option.float32');
     assert.ok(Number.isFinite(trainer.train(1).loss));
     trainer.dispose();
+  });
+
+  test('the CLI says so in one line and exits 2', () => {
+    const cli = spawnSync(process.execPath, [`${ROOT}web/cli.js`, 'train', '--task', 'reverse', '--lr', '1e-46', '--steps', '1'], { encoding: 'utf8' });
+    assert.equal(cli.status, 2, cli.stderr);
+    assert.equal(cli.stderr.trim().split('\n').length, 1, cli.stderr);
+    assert.match(cli.stderr, /lr=1e-46 is too small for float32/);
   });
 
   test('a checkpoint with a negative second moment is refused as damaged', () => {

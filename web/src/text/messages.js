@@ -6,6 +6,7 @@
 /** { key: { en, zh } } */
 export const MESSAGES = Object.freeze({
   "bad_value.unreadable": {"en":"{field} cannot be read: reading it threw \"{detail}\". Give a plain value (not a getter that throws).","zh":"无法读取 {field}：读取它时抛出了 \"{detail}\"。请给出普通的值（不要用会抛出异常的 getter）。"},
+  "load.checkpoint": {"en":"The checkpoint {url} could not be opened ({detail}): the trainer starts from step 0 instead.","zh":"无法打开检查点 {url}（{detail}）：训练器改为从第 0 步开始。"},
   "load.bad_url": {"en":"The .wasm URL \"{url}\" is not an http(s), file or blob URL.","zh":".wasm 地址 \"{url}\" 不是 http(s)、file 或 blob 地址。"},
   "load.http": {"en":"mha_engine.wasm is not at {url} (HTTP {status}). {@fix}","zh":"{url} 处没有 mha_engine.wasm（HTTP {status}）。{@fix}"},
   "load.network": {"en":"mha_engine.wasm could not be fetched from {url} ({detail}). {@fix}","zh":"无法从 {url} 获取 mha_engine.wasm（{detail}）。{@fix}"},
