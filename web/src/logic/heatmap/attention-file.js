@@ -69,11 +69,18 @@ function flatten(nested, shape) {
 
 // One weight: a finite number in [0, 1] (up to float32 rounding above 1).
 function checked(value, where) {
+  if (typeof value === 'number' && value >= 0 && value <= 1 + ROUNDING) return Math.min(value, 1);
+  // Where it is, as text, only for the message: not four million strings for a file that is fine.
   const at = Array.isArray(where) ? `[${where.join('][')}]` : `[${where}]`;
   if (typeof value !== 'number') fail('notNumber', { at, got: describe(value) });
   if (!Number.isFinite(value)) fail('notFinite', { at, got: String(value) });
-  if (value < 0 || value > 1 + ROUNDING) fail('range', { at, got: String(value) });
-  return Math.min(value, 1);
+  fail('range', { at, got: String(value) });
+}
+
+// A panel too big to draw is refused by its sizes before a single value is read.
+function drawable(shape) {
+  const [Tq, Tk] = shape.slice(-2);
+  if (!panelFits(Tq, Tk)) fail('panelTooBig', { rows: Tq, cols: Tk, max: MAX_PANEL_CELLS, axis: MAX_AXIS });
 }
 
 const text = (value) => (typeof value === 'string' ? value.slice(0, MAX_TEXT) : null);
@@ -97,6 +104,7 @@ export function readAttention(value, { tokens: given } = {}) {
   if (Array.isArray(value)) {
     shape = nestedShape(value);
     if (shape.length < 3 || shape.length > 4) fail('rank', { rank: shape.length });
+    drawable(shape);
     data = flatten(value, shape);
   } else if (isPlainObject(value)) {
     source = value;
@@ -106,12 +114,14 @@ export function readAttention(value, { tokens: given } = {}) {
       shape = nestedShape(value.data);
       if (value.shape !== undefined && JSON.stringify(value.shape) !== JSON.stringify(shape)) fail('shapeMismatch', { shape: JSON.stringify(value.shape), got: JSON.stringify(shape) });
       if (shape.length < 3 || shape.length > 4) fail('rank', { rank: shape.length });
+      drawable(shape);
       data = flatten(value.data, shape);
     } else {
       shape = value.shape;
       if (!Array.isArray(shape) || shape.length < 3 || shape.length > 4 || !shape.every((n) => Number.isInteger(n) && n >= 1)) fail('shape', { got: describe(Array.isArray(shape) ? `[${shape.join(',')}]` : shape) });
       const total = shape.reduce((a, b) => a * b, 1);
       if (total > MAX_ATTENTION_VALUES) fail('tooBig', { n: total, max: MAX_ATTENTION_VALUES });
+      drawable(shape);
       const flat = value.data;
       if (!(Array.isArray(flat) || flat instanceof Float32Array || flat instanceof Float64Array)) fail('noData', {});
       if (flat.length !== total) fail('dataLength', { n: flat.length, expected: total, shape: `[${shape.join(',')}]` });
@@ -123,7 +133,6 @@ export function readAttention(value, { tokens: given } = {}) {
   }
   const full = shape.length === 3 ? [1, ...shape] : [...shape];
   const [, , Tq, Tk] = full;
-  if (!panelFits(Tq, Tk)) fail('panelTooBig', { rows: Tq, cols: Tk, max: MAX_PANEL_CELLS, axis: MAX_AXIS });
   const madeUp = (n, prefix) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
   const queryTokens = labels(source.tokens ?? given ?? null, Tq, 'tokens', madeUp(Tq, 't'));
   const keyTokens = labels(source.keyTokens, Tk, 'keyTokens', Tk === Tq ? queryTokens : madeUp(Tk, 's'));
