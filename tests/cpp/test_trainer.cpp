@@ -342,6 +342,22 @@ TEST_CASE("options are checked as the float32 they become") {
     TrainerOptions fine;
     fine.lr = 1e-30;
     CHECK(resolve_options(fine).lr > 0);
+    // A value just past a bound is written with the digits that make it past it.
+    TrainerOptions past;
+    past.dropout = 0.9000001;
+    try {
+        resolve_options(past);
+        FAIL("accepted");
+    } catch (const mha::MhaError& e) {
+        CHECK(e.params().at(1).second == "0.9000001");
+    }
+}
+
+TEST_CASE("the step counter is never wrapped around") {
+    TrainerState s = create_trainer(resolve_options({}));
+    s.step = 4294967294u;
+    CHECK(error_field([&] { train(s, 2); }) == "steps training.step_limit");
+    CHECK(s.step == 4294967294u);
 }
 
 TEST_CASE("a trained block runs through the walkthrough, forward and backward") {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -15,8 +16,13 @@ namespace {
 
 std::string number_text(double value) {
     if (value == std::floor(value) && std::fabs(value) < 1e15) return std::to_string(static_cast<long long>(value));
+    // The fewest digits that read back as the value: 0.9000001 is not "0.9", which a range of
+    // 0 … 0.9 would contain.
     char text[32];
-    std::snprintf(text, sizeof text, "%g", value);
+    for (int digits = 6; digits <= 17; ++digits) {
+        std::snprintf(text, sizeof text, "%.*g", digits, value);
+        if (std::strtod(text, nullptr) == value) break;
+    }
     return text;
 }
 
@@ -315,6 +321,9 @@ Activations batch_of(const TrainerConfig& c, std::size_t B) {
 TrainChunk train(TrainerState& s, double steps) {
     if (!(steps >= 1 && steps <= max_steps_per_call && std::floor(steps) == steps))
         throw MhaError("steps", "bad_option.range", {{"field", "steps"}, {"value", number_text(steps)}, {"min", "1"}, {"max", number_text(max_steps_per_call)}});
+    // The step counter is 32 bits in a checkpoint: it is never wrapped around to 0.
+    if (static_cast<double>(s.step) + steps > 4294967295.0)
+        throw MhaError("steps", "training.step_limit", {{"step", std::to_string(s.step)}, {"max", "4294967295"}});
     const TrainerConfig& c = s.config;
     const ParamLayout layout = layout_of(c.shape);
     Activations a = batch_of(c, c.batch);
