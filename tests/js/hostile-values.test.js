@@ -217,3 +217,70 @@ describe('the trainer', () => {
     trainer.dispose();
   });
 });
+
+// A mutation fuzzer over the tricks a caller can play with a tensor: each case is a right-sized
+// tensor bent one way, handed to one entry. Every answer is a correct-length result or a named
+// MhaError; live handles do not grow and the reference run stays bit-identical throughout.
+describe('tensor tricks, fuzzed', () => {
+  test('2,000 bent tensors across run, weights, matmul, fromTorch and trainer tokens', () => {
+    let seed = 0x5eed;
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const pick = (items) => items[Math.floor(random() * items.length)];
+    const at = (n) => Math.floor(random() * n);
+    const values = (n) => Array.from({ length: n }, () => random() * 2 - 1);
+    const tricks = [
+      (n) => lying(Float32Array.from(values(n)), n * (2 + at(1000))),
+      (n) => lying(Float32Array.from(values(n + 3)), n),
+      (n) => lying(new Float32Array(Math.max(1, at(n))), n),
+      (n) => { class Sub extends Float32Array {} return Sub.from(values(n)); },
+      (n) => { class Big extends BigInt64Array {} return new Big(n); },
+      (n) => Object.defineProperty(Float32Array.from(values(n)), 'constructor', { value: pick([{ name: 7 }, null, { get name() { throw new Error('name'); } }]) }),
+      (n) => Object.defineProperty(Float32Array.from(values(n)), Symbol.toStringTag, { value: 'Float64Array' }),
+      (n) => { const a = Float32Array.from(values(n)); structuredClone(a.buffer, { transfer: [a.buffer] }); return a; },
+      (n) => { const a = values(n); Object.defineProperty(a, at(n), { get() { throw new Error('getter'); } }); return a; },
+      (n) => { const a = values(n); a[at(n)] = pick([NaN, Infinity, 1e39, -1e39, 1n, '1', null, undefined, [1], {}, true, Symbol('s')]); return a; },
+      (n) => { const a = values(n); delete a[at(n)]; return a; },
+      (n) => new Proxy(values(n), { get(target, key) { if (key === String(n - 1)) throw new Error('trap'); return target[key]; } }),
+      (n) => new Proxy(values(n), { has() { throw new Error('has'); } }),
+      (n) => pick([new DataView(new ArrayBuffer(4 * n)), new ArrayBuffer(4 * n), { length: n }, 'text', 42, () => 1]),
+      (n) => Float64Array.from(values(n), (v, i) => (i === n - 1 ? pick([1e39, NaN, -Infinity]) : v)),
+      (n) => Int8Array.from({ length: n }, () => at(7) - 3),
+    ];
+    const C = 4;
+    const weights = () => ({ Wq: values(16), Wk: values(16), Wv: values(16), Wo: values(16), bq: values(4), bk: values(4), bv: values(4), bo: values(4) });
+    const trainer = trainerEngine.trainer({ task: 'reverse' });
+    const T = trainer.task.T;
+    const entries = [
+      [engine, (t) => engine.run({ B: 1, T: 2, C, H: 1, x: t(8) }).output.length === 8],
+      [engine, (t) => engine.run({ B: 1, T: 2, C, H: 1, weights: { ...weights(), Wq: t(16) } }).output.length === 8],
+      [engine, (t) => engine.matmul(t(8), Float32Array.from(values(4)), { M: 2, K: 4, N: 1 }).length === 2],
+      [engine, (t) => engine.fromTorch({ in_proj_weight: t(48), out_proj_weight: values(16), C }).Wq.length === 16],
+      [trainerEngine, (t) => trainer.predict(t(T)).length === T],
+    ];
+    const handles = [engine.liveHandles, trainerEngine.liveHandles];
+    let refusedCount = 0;
+    for (let i = 0; i < 2000; i++) {
+      const [owner, call] = pick(entries);
+      const trick = pick(tricks);
+      try {
+        assert.ok(call(trick), `case ${i}: a result of the wrong length`);
+      } catch (error) {
+        assert.ok(error instanceof MhaError, `case ${i}: not an MhaError: ${error?.stack ?? error}`);
+        assert.notEqual(error.code, 'internal', `case ${i}: ${error.message}`);
+        assert.ok(error.field, `case ${i}: no field: ${error.message}`);
+        refusedCount++;
+      }
+      if (i % 100 === 0) unchanged();
+      assert.ok(owner.liveHandles <= (owner === engine ? handles[0] : handles[1]), `case ${i}: a handle leaked`);
+    }
+    assert.ok(refusedCount > 500, `${refusedCount} refused`);
+    unchanged();
+    unchanged(trainerEngine);
+    trainer.dispose();
+  });
+});
