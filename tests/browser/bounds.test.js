@@ -16,6 +16,7 @@ before(async () => {
   env = await launch();
   site = await makeHostSite('mha-lens-bounds-');
   await writeFile(join(site, 'long.json'), JSON.stringify({ shape: [1, 1, 150000, 2], data: new Array(300000).fill(0.5), keyTokens: ['a', 'b'] }));
+  await writeFile(join(site, 'big.json'), ' '.repeat(40 * 2 ** 20));  // 40 MiB: past the 32 MiB read
   await writeFile(join(site, 'huge.json'), JSON.stringify({ shape: [1, 1, 2048, 2048], data: new Array(2048 * 2048).fill(0) }));
   await writeFile(join(site, 'host.html'), `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="/favicon.svg">
@@ -24,6 +25,7 @@ before(async () => {
 <mha-heatmap id="tiny" lang="en"></mha-heatmap>
 <mha-heatmap id="long" src="long.json" lang="en"></mha-heatmap>
 <mha-heatmap id="huge" src="huge.json" lang="zh"></mha-heatmap>
+<mha-heatmap id="big" src="big.json" lang="en"></mha-heatmap>
 </body></html>`);
   host = await startServer({ port: 0, root: site });
 });
@@ -66,11 +68,12 @@ test('attention of 65,536 heads draws one panel and a number field; a long axis 
   await page.waitForFunction(() => document.getElementById('tiny').getAttribute('batch') === '65535');
   assert.equal(await deep(page, ($, $$) => $$('#tiny', 'figure.panel').map((figure) => figure.dataset.b).join()), '65535');
 
-  await page.waitForFunction(() => window.mhaErrors.length >= 2);
+  await page.waitForFunction(() => window.mhaErrors.length >= 3);
   const errors = await page.evaluate(() => window.mhaErrors);
   assert.match(errors.find((e) => e.id === 'long').message, /150000 × 2 cells/);
   assert.match(errors.find((e) => e.id === 'huge').message, /2048 × 2048/);
-  const loading = await deep(page, ($) => ['long', 'huge'].map((id) => $(`#${id}`).shadowRoot.textContent).join(' | '));
+  assert.match(errors.find((e) => e.id === 'big').message, /at most 32(\.0)? MiB is read/);
+  const loading = await deep(page, ($) => ['long', 'huge', 'big'].map((id) => $(`#${id}`).shadowRoot.textContent).join(' | '));
   assert.doesNotMatch(loading, /Loading/);
   const longest = Math.max(0, ...(await page.evaluate(() => window.longTasks)));
   console.log(`longest task on the page: ${longest.toFixed(0)} ms`);

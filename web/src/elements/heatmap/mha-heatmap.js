@@ -11,10 +11,10 @@
 // attention (the `attention` property or `src="attention.json"`, logic/heatmap/attention-file.js).
 // Attributes: step, batch, head, only, pinned, scale, average, cell-size, label-length,
 // trained-href, lang. Fires `mha-select`.
-import { formatCount, formatValue } from '../../logic/format.js';
+import { formatBytes, formatCount, formatValue } from '../../logic/format.js';
 import { heatmapScaleKinds, heatmapScales, legendNumbers, rampColors } from '../../logic/heatmap/colors.js';
 import { averageOverHeads, keyLabels, maskedPath, panelGrid, panelPlan, panelFits, canvasCellPixels, MAX_AXIS, MAX_PANEL_CELLS } from '../../logic/heatmap/layout.js';
-import { parseAttention, readAttention } from '../../logic/heatmap/attention-file.js';
+import { MAX_ATTENTION_BYTES, parseAttention, readAttention } from '../../logic/heatmap/attention-file.js';
 import { parseTokens } from '../../logic/config-input.js';
 import { entryOf, isScoresSized, stepTitle } from '../../catalogue/steps.js';
 import { PageError } from '../../text/page-error.js';
@@ -255,19 +255,24 @@ export class MhaHeatmapElement extends RunElement {
     this.#attentionFrom = 'src';
     this.detachSource();
     let attention;
+    // A server that never finishes is given up on, with its name, rather than loading forever.
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), SRC_TIMEOUT_MS);
     try {
       let response;
       try {
-        response = await fetch(new URL(src, document.baseURI), { credentials: 'same-origin' });
+        response = await fetch(new URL(src, document.baseURI), { credentials: 'same-origin', signal: abort.signal });
       } catch (error) {
-        throw new PageError({ code: 'missing', field: 'src', key: 'attention.fetch', params: { src, detail: error.message } });
+        throw new PageError({ code: 'missing', field: 'src', key: 'attention.fetch', params: { src, detail: abort.signal.aborted ? `${SRC_TIMEOUT_MS / 1000} s` : error.message } });
       }
       if (!response.ok) throw new PageError({ code: 'missing', field: 'src', key: 'attention.fetch', params: { src, detail: `HTTP ${response.status}` } });
-      attention = parseAttention(await response.text(), { tokens: this.#givenTokens() });
+      attention = parseAttention(await boundedText(response, abort, src), { tokens: this.#givenTokens() });
     } catch (error) {
+      clearTimeout(timer);
       if (ticket === this.#loadTicket) this.#refuse(error, src);
       return;
     }
+    clearTimeout(timer);
     if (ticket === this.#loadTicket) this.#show(attention);
   }
 
@@ -615,6 +620,46 @@ export class MhaHeatmapElement extends RunElement {
     if (!blob) throw new Error('no image');
     return blob;
   }
+}
+
+// How long a src file may take to arrive.
+const SRC_TIMEOUT_MS = 30_000;
+
+// A response's text, refused as soon as it passes MAX_ATTENTION_BYTES (by its Content-Length, or
+// while it streams): a 200 MB file is not read whole to be told it is too large.
+async function boundedText(response, abort, src) {
+  const tooLarge = (size) => new PageError({ code: 'tooLarge', field: 'src', key: 'import.error.tooLarge', params: { size: formatBytes(size), max: formatBytes(MAX_ATTENTION_BYTES) } });
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > MAX_ATTENTION_BYTES) {
+    abort.abort();
+    throw tooLarge(declared);
+  }
+  if (!response.body?.getReader) return response.text();
+  const reader = response.body.getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    let part;
+    try {
+      part = await reader.read();
+    } catch (error) {
+      throw new PageError({ code: 'missing', field: 'src', key: 'attention.fetch', params: { src, detail: abort.signal.aborted ? `${SRC_TIMEOUT_MS / 1000} s` : error.message } });
+    }
+    if (part.done) break;
+    size += part.value.byteLength;
+    if (size > MAX_ATTENTION_BYTES) {
+      abort.abort();
+      throw tooLarge(size);
+    }
+    chunks.push(part.value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
 }
 
 function safeProtocol(url) {
