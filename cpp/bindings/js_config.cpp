@@ -393,6 +393,11 @@ std::vector<float> floats_from_js(const std::string& field, const val& tensor) {
                         {{"field", where}, {"value", std::isnan(*bad) ? "NaN" : *bad > 0 ? "Infinity" : "-Infinity"}});
 }
 
+std::string typed_array_tag(const val& array) {
+    const val facts = tensor_facts(array);
+    return facts["kind"].as<std::string>() == "typed" ? facts["tag"].as<std::string>() : "";
+}
+
 val plain_typed_array(const std::string& field, const val& array, const char* tag) {
     const val facts = tensor_facts(array);
     if (facts["kind"].as<std::string>() != "typed" || facts["tag"].as<std::string>() != tag) {

@@ -168,8 +168,10 @@ describe('the trainer', () => {
     const bytes = trainer.save();
     trainer.dispose();
     const words = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const n = words.getUint32(22 * 4, true);  // after the header (3 words), the options (17), step and rng
-    words.setFloat32((23 + 2 * n) * 4, -1, true);  // the first of v, after the parameters and m
+    // After the header (3 words), the options (17), version 2's corpus and storage words (12), step and rng.
+    const at = 22 + (words.getUint32(4, true) >= 2 ? 12 : 0);
+    const n = words.getUint32(at * 4, true);
+    words.setFloat32((at + 1 + 2 * n) * 4, -1, true);  // the first of v, after the parameters and m
     let hash = 2166136261;
     for (let i = 0; i + 4 < bytes.length; i += 4) hash = Math.imul((hash ^ words.getUint32(i, true)) >>> 0, 16777619) >>> 0;
     words.setUint32(bytes.length - 4, hash, true);
