@@ -5,6 +5,8 @@
 
 /** { key: { en, zh } } */
 export const MESSAGES = Object.freeze({
+  "bad_value.unreadable": {"en":"{field} cannot be read: reading it threw \"{detail}\". Give a plain value (not a getter that throws).","zh":"无法读取 {field}：读取它时抛出了 \"{detail}\"。请给出普通的值（不要用会抛出异常的 getter）。"},
+  "load.checkpoint": {"en":"The checkpoint {url} could not be opened ({detail}): the trainer starts from step 0 instead.","zh":"无法打开检查点 {url}（{detail}）：训练器改为从第 0 步开始。"},
   "lm.positions": {"en":"positions \"{value}\" is not a choice: give {modes:or}.","zh":"positions \"{value}\" 不是可选值：请给出 {modes:or}。"},
   "lm.unknown_option": {"en":"{key} is not a language-model option. The options are {known:list}.","zh":"{key} 不是语言模型的选项。可用的选项有 {known:list}。"},
   "lm.unknown_corpus": {"en":"corpus \"{value}\" is not a corpus here: choose {corpora:or}.","zh":"corpus \"{value}\" 不是这里的语料：请选择 {corpora:or}。"},
@@ -56,6 +58,7 @@ export const MESSAGES = Object.freeze({
   "attention.error.emptyAxis": {"en":"Axis {axis} of the arrays is empty.","zh":"数组的第 {axis} 个轴是空的。"},
   "attention.error.ragged": {"en":"The arrays are not rectangular: {path} has {n} entries where {expected} were expected.","zh":"数组不是矩形的：{path} 有 {n} 项，应为 {expected} 项。"},
   "attention.error.tooBig": {"en":"{n} values are more than the {max} a heatmap draws.","zh":"{n} 个值超过了热力图能绘制的 {max} 个。"},
+  "attention.error.panelTooBig": {"en":"Each heatmap would be {rows} × {cols} cells, more than a page can draw without freezing: at most {max} cells, and at most {axis} along an axis.","zh":"每张热力图会有 {rows} × {cols} 个单元格，超过了页面在不卡顿的情况下能绘制的数量：最多 {max} 个单元格，每个轴最多 {axis} 个。"},
   "attention.error.noData": {"en":"There is no data: give the weights as an array of numbers.","zh":"没有数据：请把权重写成数字数组。"},
   "attention.error.dataLength": {"en":"data has {n} values, but shape {shape} needs {expected}.","zh":"data 有 {n} 个值，但形状 {shape} 需要 {expected} 个。"},
   "attention.error.notNumber": {"en":"data{at} is {got}, not a number.","zh":"data{at} 是 {got}，不是数字。"},
