@@ -60,9 +60,9 @@ const options = {
   task: { type: 'string' }, steps: { type: 'string' }, layers: { type: 'string' }, heads: { type: 'string' },
   width: { type: 'string' }, lr: { type: 'string' }, dropout: { type: 'string' }, batch: { type: 'string' },
   algorithm: { type: 'string' }, 'block-q': { type: 'string' }, 'block-k': { type: 'string' }, at: { type: 'string' },
-  tolerance: { type: 'string' }, version: { type: 'boolean' },
   corpus: { type: 'string' }, prompt: { type: 'string' }, length: { type: 'string' }, temperature: { type: 'string' },
   'top-k': { type: 'string' }, train: { type: 'string' },
+  tolerance: { type: 'string' }, version: { type: 'boolean' },
 };
 // The sizes, also in lower case as the elements' attributes name them (--b, --t, --tk, …).
 const SIZES = ['B', 'T', 'Tk', 'C', 'H', 'Hkv'];

@@ -14,8 +14,11 @@ import { gzipSync } from 'node:zlib';
 // the target. Raised by decision from 226,000 when the catalogue's text moved out of the .wasm
 // into the JS module the page reads before the engine loads (the catalogue.js module, ~5 KB) and a
 // run began to cross as numbers (the config tape's reader, ~3 KB of .wasm); web/docs/performance.md
-// ("Payload") says what brings the payload back down.
-const BUDGET_BYTES = 236_000;
+// ("Payload") says what brings the payload back down. Raised by decision from 236,000 when every
+// tensor began to be read by its real length and kind, each Array element checked in JS before the
+// copy into wasm memory (the readers: ~1 KB of glue and .wasm), and the refusals that stop a page
+// from freezing or a trainer from bricking joined the table in both languages (~1.5 KB).
+const BUDGET_BYTES = 241_000;
 
 test('mha-lens.js + mha_engine.wasm stay under the gzipped budget', () => {
   const dist = new URL('../../web/dist/', import.meta.url);
@@ -35,7 +38,9 @@ test('mha-lens.js + mha_engine.wasm stay under the gzipped budget', () => {
 // these; this keeps them from drifting up unnoticed.
 // Raised by decision from 275,000 with the widgets' budget and the trainer session (its Embind
 // class: ~3 KB more glue) and a worker that now reads runs into Steps (the catalogue, ~8 KB).
-const TRAINER_PAGE_BUDGET_BYTES = 300_000; // the 200 KB target holds here too: not met
+// Raised by decision from 300,000 with the widgets' budget (the same readers and refusals, and the
+// trainer's own checks before each copy: ~5 KB across its .wasm, glue and worker).
+const TRAINER_PAGE_BUDGET_BYTES = 309_000; // the 200 KB target holds here too: not met
 
 test('a page that trains: bundle, trainer glue and .wasm, worker; the checkpoints as files of their own', () => {
   const dist = new URL('../../web/dist/', import.meta.url);

@@ -12,6 +12,7 @@ import { createEngine, MhaError } from '../../web/src/engine/engine.js';
 import { DIGEST_STEP, RECIPES } from '../../scripts/lm/make_checkpoints.js';
 import MANIFEST from '../../web/checkpoints/language-models.json' with { type: 'json' };
 import { fnv1a } from '../../scripts/make_checkpoints.js';
+import { englishShare } from '../../scripts/lm/measure.js';
 
 let engine;
 const models = {};
@@ -48,6 +49,13 @@ test('the English model reaches its targets on held-out text', () => {
   const best = (job) => Math.max(...heads.map((h) => h.jobs[job]));
   assert.ok(best('previousChar') >= 0.9, `previous-character head ${best('previousChar')}`);
   assert.ok(best('induction') >= 0.5, `induction head ${best('induction')}`);
+  // At temperature 0.8 at least half the generated words are words of the training text.
+  const vocab = lm.vocab;
+  const train = readFileSync(new URL('../../web/corpora/moby-dick/train.u8', import.meta.url));
+  const words = new Set((Array.from(train, (id) => vocab[id]).join('').match(/[A-Za-z]+(?:['’][A-Za-z]+)*/g) ?? []).map((w) => w.toLowerCase()));
+  const sample = lm.generate('It was the whale that ', { length: 400, temperature: 0.8, seed: 5 });
+  const { share, words: count } = englishShare(sample, words);
+  assert.ok(count >= 40 && share >= 0.5, `${(100 * share).toFixed(0)} % of ${count} words: ${sample}`);
   // The untrained model beside it: the same figures at step 0.
   const untrained = engine.languageModel({ corpus: 'moby-dick', trained: false, ...RECIPES['moby-dick'].options });
   assert.ok(untrained.evaluate({ windows: 32 }).bits > 5);
@@ -205,4 +213,24 @@ test('a saved model opens again exactly; a new one trains deterministically', ()
   const shipped = engine.languageModel({ checkpoint: a.save({ parametersOnly: true, float16: true }) });
   assert.ok(Math.abs(shipped.bitsPerChar('Call me Ishmael.') - a.bitsPerChar('Call me Ishmael.')) < 0.01);
   for (const lm of [a, b, c, shipped]) lm.dispose();
+});
+
+test('mha-lens lm generates after a prompt, trains from scratch, and names a bad corpus', async () => {
+  const { execFile } = await import('node:child_process');
+  const cli = new URL('../../web/cli.js', import.meta.url).pathname;
+  const run = (args) => new Promise((resolve) => {
+    execFile(process.execPath, [cli, 'lm', ...args], { timeout: 240000 }, (error, stdout, stderr) => resolve({ code: error ? error.code : 0, stdout, stderr }));
+  });
+  const generated = await run(['--corpus', 'moby-dick', '--prompt', 'Call me', '--length', '40', '--seed', '2', '--json']);
+  assert.equal(generated.code, 0, generated.stderr);
+  const out = JSON.parse(generated.stdout);
+  assert.equal(Array.from(out.text).length, 40);
+  assert.equal(out.text, models['moby-dick'].generate('Call me', { length: 40, temperature: 0.8, seed: 2 }));
+  assert.ok(out.heldoutBits < 2.5);
+  const trained = await run(['--corpus', 'tang-poems', '--train', '4', '--layers', '1', '--width', '32', '--heads', '2', '--length', '10']);
+  assert.equal(trained.code, 0, trained.stderr);
+  assert.match(trained.stdout, /step +4 +loss/);
+  const bad = await run(['--corpus', 'shakespeare']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /moby-dick or tang-poems/);
 });

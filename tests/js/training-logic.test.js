@@ -189,6 +189,9 @@ describe('options and the URL', () => {
     const back = decodeTrainingState(`?seed=9&${params}`);
     assert.deepEqual(back, { ...state, rejected: [], block: { layer: 0, backward: true, source: 'trainer' } });
     assert.deepEqual(decodeTrainingState('?tr-block=x').block, { layer: null, backward: false, source: 'trainer' });
+    // A layer past the trainer's is its last one: a link cannot ask for a picker of N options.
+    for (const N of ['100000', '1e7', '9007199254740993']) assert.deepEqual(decodeTrainingState(`?tr-block=${N}`).block, { layer: defaultOptions().layers - 1, backward: false, source: 'trainer' });
+    assert.equal(decodeTrainingState('?tr-layers=2&tr-block=5').block.layer, 1);
     // The language model's block: its source kept, no backward pass (the toy trainer's only).
     const lm = encodeTrainingState({}, { layer: 1, backward: false, source: 'lm' });
     assert.equal(lm.toString(), 'tr-block=1&tr-source=lm');

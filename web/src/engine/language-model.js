@@ -77,13 +77,13 @@ export async function loadCorpus(name, trainerWasmUrl, { train = true } = {}) {
   return { name, chars: parsed.chars, unknown: parsed.unknown, heldout: idsOf(heldout, bytes), train: trainIds ? idsOf(trainIds, bytes) : null };
 }
 
-function loadCorpusSync(name, trainerWasmUrl) {
+function loadCorpusSync(name, trainerWasmUrl, { train = true } = {}) {
   const urls = languageModelUrls(name, trainerWasmUrl);
   const vocab = bytesAtSync(urls.vocab);
   if (!vocab) return null;
   const { bytes } = CORPORA[name];
   const parsed = JSON.parse(new TextDecoder().decode(vocab));
-  return { name, chars: parsed.chars, unknown: parsed.unknown, heldout: idsOf(bytesAtSync(urls.heldout), bytes), train: idsOf(bytesAtSync(urls.train), bytes) };
+  return { name, chars: parsed.chars, unknown: parsed.unknown, heldout: idsOf(bytesAtSync(urls.heldout), bytes), train: train ? idsOf(bytesAtSync(urls.train), bytes) : null };
 }
 
 /** The options checked for type and name; throws MhaError naming the option. */
@@ -126,7 +126,7 @@ export class LanguageModel extends Trainer {
   #unknownId;
   #load;
 
-  /** Made by engine.languageModel(); `corpus` is loadCorpus()'s data, `load` fetches the training ids later. */
+  /** Made by engine.languageModel(); `corpus` is loadCorpus()'s data, `load` reads ({ sync }) or fetches ({ fetch }) the training ids later. */
   constructor(session, messages, info, decode, corpus, load) {
     super(session, messages, info, decode);
     this.#session = session;
@@ -185,7 +185,7 @@ export class LanguageModel extends Trainer {
   }
 
   /** The window of `text` the model reads (its last ≤ T characters, by the window rule). */
-  window(text) {
+  windowOf(text) {
     const { chars } = this.encode(text);
     return chars.slice(windowStart(chars.length, this.context));
   }
@@ -239,7 +239,7 @@ export class LanguageModel extends Trainer {
   /** Every layer's attention over the window of `text`: [{ layer, weights: Float32Array [1, H, n, n], chars }]. */
   attention(text, { positions = 'trained', seed = 0 } = {}) {
     const { ids } = this.encode(text);
-    const chars = this.window(text);
+    const chars = this.windowOf(text);
     return this.#lm('lmAttention', ids, this.#positions(positions), checkedCount('seed', seed, 0, 4294967295, this.#messages)).map((entry) => ({ ...entry, chars }));
   }
 
@@ -296,16 +296,16 @@ export class LanguageModel extends Trainer {
 
   #ensureTrainingText() {
     if (this.#corpus.train) return;
-    const train = this.#load?.();
+    const train = this.#load?.sync();
     if (!train) throw MhaError.from({ field: 'corpus', key: 'lm.no_training_text', params: { corpus: this.#corpus.name } }, this.#messages);
     this.#corpus = { ...this.#corpus, train };
     attach(this.#session, this.#corpus, this.#messages);
   }
 
   /** Loads the training text where it must be fetched (a browser) before train() is called. */
-  async loadTrainingText(trainerWasmUrl) {
+  async loadTrainingText() {
     if (this.#corpus.train) return;
-    const { train } = await loadCorpus(this.#corpus.name, trainerWasmUrl);
+    const train = await this.#load.fetch();
     this.#corpus = { ...this.#corpus, train };
     attach(this.#session, this.#corpus, this.#messages);
   }
@@ -382,9 +382,13 @@ export function createLanguageModel(module, messages, options, decode, { trainer
     if (!name) fail('checkpoint', 'lm.not_a_language_model', { task: info.task.name });
     if (corpus && corpus.name !== name) fail('corpus', 'lm.corpus_mismatch', { found: corpus.name, expected: name });
     if (!Object.hasOwn(CORPORA, name)) fail('corpus', 'lm.unknown_corpus', { value: name, corpora: Object.keys(CORPORA) });
-    corpus ??= loadCorpusSync(name, trainerWasmUrl) ?? fail('corpus', 'lm.load_first', { corpus: name });
+    // A trained model reads; its training text is read when train() first needs it.
+    corpus ??= loadCorpusSync(name, trainerWasmUrl, { train: fromScratch }) ?? fail('corpus', 'lm.load_first', { corpus: name });
     unwrap(session.attachCorpus(corpus.train ?? new Uint8Array(0), corpus.heldout, corpus.chars.length, corpus.chars.indexOf('\n')));
-    const load = () => loadCorpusSync(name, trainerWasmUrl)?.train ?? null;
+    const load = {
+      sync: () => loadCorpusSync(name, trainerWasmUrl)?.train ?? null,
+      fetch: async () => (await loadCorpus(name, trainerWasmUrl)).train,
+    };
     return new LanguageModel(session, messages, info, decode, corpus, load);
   } catch (error) {
     session.delete();

@@ -120,7 +120,7 @@ export function startService(post, { sliceMs = 40 } = {}) {
       for (const mode of ['trained', 'removed', 'shuffled']) {
         positions[mode] = { next: model.next(upTo, { topK: 5, positions: mode, seed }), weights: model.attention(upTo, { positions: mode, seed })[0].weights };
       }
-      post({ type: 'reading', id, text, window: model.window(text), upTo: model.window(upTo), unknown, layers, heads: model.options.heads, scores, next, positions });
+      post({ type: 'reading', id, text, window: model.windowOf(text), upTo: model.windowOf(upTo), unknown, layers, heads: model.options.heads, scores, next, positions });
     },
     async generate({ id, prompt, length = 128, temperature = 0.8, topK = 0, seed = 0 }) {
       const model = lm ?? scratch;
@@ -184,7 +184,7 @@ export function startService(post, { sliceMs = 40 } = {}) {
     block({ id, layer = 0, text }) {
       const model = lm ?? scratch;
       const run = model.run(text, { layer }).toTransfer();
-      post({ type: 'block', id, step: model.step, layers: model.options.layers, window: model.window(text), run });
+      post({ type: 'block', id, step: model.step, layers: model.options.layers, window: model.windowOf(text), run });
     },
   };
 

@@ -14,6 +14,9 @@ export const BLOCK_STYLES = sheet(`
 .block-note { font-size: 0.88em; margin: 0 0 0.8em; border-left: 3px solid var(--accent); padding-left: 0.6em; max-width: 52em; }
 `);
 
+// The most layers a trainer has (the engine's limit): a layer asked for beyond it is its last.
+const MAX_LAYERS = 4;
+
 export class BlockSourcePanel {
   #host;
   #onChange;
@@ -54,7 +57,7 @@ export class BlockSourcePanel {
   /** { layer (null: seeded), backward, source ('trainer' or 'lm') }: what the URL keeps. */
   get state() { return { layer: this.#layer, backward: this.#backward, source: this.#source }; }
   set state({ layer = null, backward = false, source = 'trainer' } = {}) {
-    this.#layer = Number.isInteger(layer) && layer >= 0 ? layer : null;
+    this.#layer = Number.isInteger(layer) && layer >= 0 ? Math.min(layer, MAX_LAYERS - 1) : null;
     this.#source = source === 'lm' ? 'lm' : 'trainer';
     // The backward pass is the toy trainer's: the language model's block runs forward only.
     this.#backward = Boolean(backward) && this.#layer !== null && this.#source === 'trainer';
