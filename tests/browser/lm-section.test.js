@@ -96,12 +96,22 @@ test('English: loads when near, every head over the typed text, generate, the wa
   const first = 'Call me Ishmael. Some years ago, never mind how long precisely, I went to sea. Call me Ishma';
   const opened = await checkReading(page, lm, first);
   assert.equal(opened.title, 'Type any text');
-  assert.match(opened.status, /2 layers, 4 heads, width 128, reads the last 128 characters, 434,001 parameters, 3000 training steps/);
+  const { layers, heads, width } = lm.options;
+  assert.ok(opened.status.includes(`${layers} layers, ${heads} heads, width ${width}, reads the last ${lm.context} characters, ${lm.parameterCount.toLocaleString('en')} parameters, ${lm.step} training steps`), opened.status);
   assert.ok(requested.some((url) => url.endsWith('/checkpoints/moby-dick.mhat')), 'the checkpoint was fetched');
   assert.ok(!requested.some((url) => /train\.u8/.test(url)), 'opening trained does not fetch the training text');
   assert.equal(await deep(page, () => document.getElementById('language-model').mode), 'worker');
   await screenshot(page, 'lm-en.png');
   await screenshot(page, 'lm-en-read.png', '.card.read');
+
+  // The held-out induction score, whatever it is, said as measured.
+  const best = lm.headScores(undefined, { windows: 32 }).reduce((a, b) => (b.jobs.induction > a.jobs.induction ? b : a));
+  const induction = await until(page, () => document.getElementById('language-model').shadowRoot.querySelector('.induction').textContent, null, { timeout: TIMEOUT * 2, what: 'the held-out figures' });
+  assert.ok(induction.includes(`L${best.layer} H${best.head}`) && induction.includes(best.jobs.induction.toFixed(2)), induction);
+  assert.match(induction, best.jobs.induction >= 0.5 ? /^An induction head formed/ : /^No induction head formed/);
+  // Invented words written twice: the copying example.
+  await deep(page, () => document.getElementById('language-model').shadowRoot.querySelector('button[data-example="repeat"]').click());
+  await checkReading(page, lm, 'the zorbled quibbish xanthor, the zorbled quibbish xanthor, the zorbled quib');
 
   // Typing: every head is redrawn over the new characters.
   const typed = 'the cat sat on the mat. the cat sat on the';
@@ -168,6 +178,13 @@ test('English: loads when near, every head over the typed text, generate, the wa
   const overflow = await deep(page, () => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(overflow <= 1, `the page scrolls sideways by ${overflow} px at 360 px`);
   await screenshot(page, 'lm-en-360.png');
+  // The page's language button: the section in Chinese, on the Chinese model (no corpus was set).
+  await page.locator('button[data-lang="zh"]').click();
+  const tang = engine.languageModel({ corpus: 'tang-poems' });
+  const zh = await checkReading(page, tang, '床前明月光，疑是地上霜。举头望明月，低头思故');
+  assert.equal(zh.title, '输入任意文字');
+  assert.equal(await deep(page, () => document.getElementById('language-model').shadowRoot.querySelector('#lm-corpus').value), 'tang-poems');
+  tang.dispose();
   lm.dispose();
   await noProblems(problems, page);
   await context.close();
@@ -179,7 +196,7 @@ test('Chinese: the Tang verse model, its words, and training from scratch with P
   const lm = engine.languageModel({ corpus: 'tang-poems' });
   const view = await checkReading(page, lm, '床前明月光，疑是地上霜。举头望明月，低头思故');
   assert.equal(view.title, '输入任意文字');
-  assert.match(view.status, /训练好的模型：2 层，4 个头，宽度 96/);
+  assert.ok(view.status.includes(`训练好的模型：${lm.options.layers} 层，${lm.options.heads} 个头，宽度 ${lm.options.width}`), view.status);
   const halfLine = lm.headScores('床前明月光，疑是地上霜。举头望明月，低头思故').find((s) => s.layer === 0 && s.head === 1).jobs.halfLine;
   assert.equal(view.maps[1].job, `上半句的同一位置 ${halfLine.toFixed(2)}`);
   const overflow = await deep(page, () => document.documentElement.scrollWidth - document.documentElement.clientWidth);

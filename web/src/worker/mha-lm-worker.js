@@ -8,6 +8,7 @@
 // To the service:
 //   init      { wasmModule, wasmUrl }                      the engine with the trainer
 //   open      { corpus }                                   the shipped model of a corpus
+//   measure   {}                                           its held-out figures (measured)
 //   read      { id, text, position, seed }                 what the model makes of the typed text
 //   generate  { id, prompt, length, temperature, topK, seed }  a stream of characters (chunk…, generated)
 //   stop      {}                                           ends a stream
@@ -18,6 +19,7 @@
 // From it:
 //   ready     { messages }
 //   opened    { corpus, context, options, step, parameterCount, vocab, missing }
+//   measured  { corpus, step, bits, characters, scores, sample }   held-out: 32 windows
 //   reading   { id, text, window, unknown, layers: [{ layer, weights }], heads: H, scores,
 //               next: [{ char, p }], positions: { trained, removed, shuffled }: { next, weights } }
 //   chunk     { id, text, cached, cacheBytes, ms }         the characters so far (ms: decoding time)
@@ -104,9 +106,13 @@ export function startService(post, { sliceMs = 40 } = {}) {
         missing = errorData(error); // no shipped checkpoint here: the section can still train one
       }
       const shown = lm ?? await openScratch();
-      const point = lm ? measure(lm) : measure(shown);
+      // The held-out figures come after: the page asks for them once it has read the text.
       post({ type: 'opened', corpus, context: shown.context, options: shown.options, step: shown.step, parameterCount: shown.parameterCount,
-        vocab: shown.vocab.length, missing, scratch: SCRATCH, ...point });
+        vocab: shown.vocab.length, missing, scratch: SCRATCH });
+    },
+    measure() {
+      const model = lm ?? scratch;
+      post({ type: 'measured', corpus, step: model.step, ...measure(model) });
     },
     read({ id, text, position, seed = 1 }) {
       const model = lm ?? scratch;

@@ -35,8 +35,12 @@ const s = (tag, attributes = {}) => {
   return node;
 };
 
-// The examples repeat themselves, so that a head that copies (induction) has something to copy.
-const EXAMPLES = { 'moby-dick': 'Call me Ishmael. Some years ago, never mind how long precisely, I went to sea. Call me Ishma', 'tang-poems': '床前明月光，疑是地上霜。举头望明月，低头思故' };
+// Texts to start from: the corpus's own kind of text, and a passage written twice, so that a head
+// that copies (induction) has something to copy (invented words: the model cannot know them).
+const EXAMPLES = {
+  'moby-dick': { first: 'Call me Ishmael. Some years ago, never mind how long precisely, I went to sea. Call me Ishma', repeat: 'the zorbled quibbish xanthor, the zorbled quibbish xanthor, the zorbled quib' },
+  'tang-poems': { first: '床前明月光，疑是地上霜。举头望明月，低头思故', repeat: '春眠不觉晓，处处闻啼鸟。春眠不觉晓，处处闻' },
+};
 const PROMPTS = { 'moby-dick': 'The whale ', 'tang-poems': '白日依山尽，' };
 const READ_DELAY_MS = 120;
 // How long one frame may spend painting maps.
@@ -135,6 +139,7 @@ export function createLmView({ root, host, t: initialT, session, text: initialTe
   let generation = null; // { text, cached, cacheBytes, ms, recompute? }
   let training = { step: 0, running: false, points: [], sample: '', scores: null, shipped: true, loss: null };
   let error = null;
+  let paintFrame = 0; // the frame that paints the maps still waiting
   const nodes = {};
 
   root.adoptedStyleSheets = [...root.adoptedStyleSheets.filter((sheet) => sheet !== lmStyles()), lmStyles()];
@@ -151,6 +156,7 @@ export function createLmView({ root, host, t: initialT, session, text: initialTe
 
   // --- Building, in the reader's language ---------------------------------------------------
   function build() {
+    cancelAnimationFrame(paintFrame);
     const input = h('textarea', { id: 'lm-text', name: 'text', rows: 3, spellcheck: 'false', 'aria-describedby': 'lm-text-note' });
     input.value = text ?? '';
     input.addEventListener('input', () => {
@@ -233,6 +239,16 @@ export function createLmView({ root, host, t: initialT, session, text: initialTe
       h('div', { class: 'card read' },
         h('h3', {}, t('lm.read.title')),
         field(t('lm.read.label'), input, null, 'text'),
+        h('div', { class: 'buttons examples' }, ...['first', 'repeat'].map((name) => {
+          const button = h('button', { type: 'button', 'data-example': name }, t(`lm.example.${name}`));
+          button.addEventListener('click', () => {
+            text = EXAMPLES[corpus ?? 'moby-dick'][name];
+            input.value = text;
+            position = null;
+            read();
+          });
+          return button;
+        })),
         nodes.textNote,
         nodes.chars,
         h('p', { class: 'note' }, t('lm.read.heads')),
@@ -272,7 +288,8 @@ export function createLmView({ root, host, t: initialT, session, text: initialTe
     nodes.error.textContent = error ? t('lm.error', { detail: error }) : '';
     nodes.status.textContent = !model ? t('lm.loading') : model.missing
       ? t('lm.missing', { corpus: t(`lm.corpus.${KEY[corpus]}`) })
-      : t('lm.status', { layers: model.options.layers, heads: model.options.heads, width: model.options.width, T: model.context, steps: model.step, bits: model.bits.toFixed(2), characters: model.characters.toLocaleString('en'), params: model.parameterCount.toLocaleString('en') });
+      : t(model.bits === null ? 'lm.statusMeasuring' : 'lm.status', { layers: model.options.layers, heads: model.options.heads, width: model.options.width, T: model.context, steps: model.step,
+        bits: model.bits?.toFixed(2), characters: model.characters?.toLocaleString('en'), params: model.parameterCount.toLocaleString('en') });
     drawReading();
     drawGeneration();
     drawTraining();
@@ -306,6 +323,8 @@ export function createLmView({ root, host, t: initialT, session, text: initialTe
     const figures = [];
     const paints = [];
     for (const { layer, weights } of layers) {
+      const layerHeads = h('div', { class: 'layer-heads' });
+      figures.push(h('div', { class: 'layer', 'data-layer': layer }, h('h4', {}, t('lm.layer', { layer })), layerHeads));
       for (let head = 0; head < H; head++) {
         const score = scores.find((entry) => entry.layer === layer && entry.head === head);
         const best = bestJob(score.jobs, model.corpus);
@@ -317,7 +336,7 @@ export function createLmView({ root, host, t: initialT, session, text: initialTe
             h('span', { class: 'job' }, best.score >= CLEAR_JOB ? `${t(`lm.job.${best.job}`)} ${best.score.toFixed(2)}` : t('lm.job.none')),
             h('span', { class: 'jobs' }, JOBS[model.corpus].map((job) => `${t(`lm.job.${job}`)} ${score.jobs[job].toFixed(2)}`).join(' · '))));
         figure.weights = weights.subarray(head * n * n, (head + 1) * n * n);
-        figures.push(figure);
+        layerHeads.append(figure);
       }
     }
     nodes.heads.replaceChildren(...figures);
@@ -336,7 +355,8 @@ export function createLmView({ root, host, t: initialT, session, text: initialTe
       const job = HEADLINE_JOB[model.corpus];
       const prev = scores.filter((entry) => entry.layer === 0).sort((a, b) => b.jobs[job] - a.jobs[job])[0]?.head ?? 0;
       const canvas = canvasFor(`position ${mode}`, 'map small', t('lm.pos.map', { head: prev }));
-      paints.push(() => paintHead(canvas, weights, prev * m * m, m, m - 1, reading.upTo));
+      const asked = reading.upTo; // painted later, when `reading` may be another text's
+      paints.push(() => paintHead(canvas, weights, prev * m * m, m, m - 1, asked));
       return h('div', { class: `mode ${mode}`, 'data-mode': mode }, h('h4', {}, t(`lm.pos.${mode}`)), h('div', { class: 'next' }, ...bars(next)), canvas,
         h('p', { class: 'note' }, t(`lm.pos.${mode}.note`)));
     }));
@@ -345,7 +365,6 @@ export function createLmView({ root, host, t: initialT, session, text: initialTe
 
   // The maps are painted a few at a time, one batch per frame, so that no task of the page's
   // runs long however many heads there are; a newer text's maps replace any still waiting.
-  let paintFrame = 0;
   function paintSoon(paints) {
     cancelAnimationFrame(paintFrame);
     const next = () => {
@@ -444,15 +463,25 @@ export function createLmView({ root, host, t: initialT, session, text: initialTe
   function receive(message) {
     switch (message.type) {
       case 'opened':
-        model = { ...message, bits: message.bits, cacheMax: null };
+        model = { ...message, bits: null, characters: null, scores: null, cacheMax: null };
         // The cache's full size: K and V for T characters in every layer (float32).
         model.cacheMax = 2 * message.options.layers * message.context * message.options.width * 4;
         error = null;
-        training = { step: message.step, running: false, points: [point(message)], sample: message.sample, scores: message.scores, shipped: !message.missing, loss: null };
-        if (!text) text = EXAMPLES[corpus];
+        training = { step: message.step, running: false, points: [], sample: '', scores: null, shipped: !message.missing, loss: null };
+        if (!text) text = EXAMPLES[corpus].first;
         nodes.input.value = text;
         build();
-        read();
+        clearTimeout(readTimer);
+        send({ type: 'read', id: ++readId, text, position: null, seed: 1 });
+        send({ type: 'measure' });
+        break;
+      case 'measured':
+        if (message.corpus !== corpus || !model) return;
+        Object.assign(model, { bits: message.bits, characters: message.characters, scores: message.scores });
+        if (training.points.length === 0 && !training.running) {
+          training = { ...training, step: message.step, points: [point(message)], sample: message.sample, scores: message.scores };
+        }
+        draw();
         break;
       case 'reading':
         if (message.id !== readId) return;

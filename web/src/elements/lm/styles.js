@@ -29,9 +29,12 @@ button:disabled { opacity: 0.5; cursor: default; }
 .error { color: var(--error); font-weight: 600; }
 .chars { display: flex; flex-wrap: wrap; gap: 2px; }
 .chars button.char { min-width: 1.6em; min-height: 1.9em; padding: 0 0.2em; font-family: ui-monospace, monospace; border-radius: 3px; background: var(--bg); }
-.chars button.chosen { border-color: var(--focus); background: color-mix(in srgb, var(--focus) 25%, var(--bg)); }
+.chars button.chosen { border-color: var(--focus); background: color-mix(in srgb, var(--focus) 25%, var(--bg)); font-weight: 700; }
 .chars button.unknown { color: var(--error); }
-.heads { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 8.5em), 1fr)); gap: 0.6em; }
+.heads { display: flex; flex-direction: column; gap: 0.4em; }
+.heads .layer h4 { margin: 0.2em 0; }
+.layer-heads { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 8.5em), 13em)); gap: 0.6em; }
+@container (max-width: 30em) { .layer-heads { grid-template-columns: repeat(2, minmax(0, 1fr)); } }
 figure.head { margin: 0; min-width: 0; }
 canvas.map { width: 100%; height: auto; image-rendering: pixelated; border: 1px solid var(--line); display: block; }
 canvas.map.small { max-width: 12em; }
