@@ -352,6 +352,7 @@ export class MhaPlaygroundElement extends ElementBase {
     if (this.#state.scale) heatmap.setAttribute('scale', this.#state.scale); else heatmap.removeAttribute('scale');
     heatmap.toggleAttribute('average', parseBias(this.#state.average) === true);
     heatmap.seeded = !this.#weights;
+    heatmap.origin = { x: 'seeded', weights: this.#weights ? 'pasted' : 'seeded' }; // the trained block sets its own
     heatmap.tokens = this.#runTokens;
     heatmap.run = run;
     if (this.#panels.block.active) this.#panels.block.apply({ walkthrough, heatmap, shapes }); // the trained block instead

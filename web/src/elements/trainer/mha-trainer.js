@@ -423,6 +423,7 @@ export class MhaTrainerElement extends ElementBase {
         el('label', { class: 'check', 'data-control': '' }, compare, t('tr.compare')),
         texts.compareNote, texts.redraw,
         el('p', { class: 'note' }, t('tr.heads.scoreNote')),
+        el('p', { class: 'note scale-note' }, t('tr.heads.scaleNote')),
         heads.element,
         texts.dropout),
       el('p', { class: 'note lesson' }, t('tr.tokensMatter'))));
