@@ -203,6 +203,14 @@ export const EN = {
   // <mha-shapes>.
   'shapes.title': 'Shape chain',
   'shapes.label': 'Shapes along the query path',
+  'shapes.label.k': 'Shapes along the key path',
+  'shapes.label.v': 'Shapes along the value path',
+  'shapes.path.q': 'Q path',
+  'shapes.path.k': 'K path',
+  'shapes.path.v': 'V path',
+  'shapes.joins': '→ joins {step}',
+  'shapes.kvShared': 'Only Hkv = {Hkv} K/V heads for H = {H} query heads: each K/V head serves {group} query heads, repeated to H only for the product (k_shared, v_shared).',
+  'shapes.kvOwn': 'K and V have as many heads as Q (Hkv = H = {H}): every query head has its own K/V head.',
 
   // <mha-walkthrough>.
   'wt.title': 'Walkthrough',
@@ -515,6 +523,10 @@ export const EN = {
   'scaling.why': 'Each score is a dot product of D pairs of features, so its variance grows with D. Large scores push softmax to one-hot (one key takes almost all the weight, and its gradient vanishes); dividing by √D brings the variance back.',
   'scaling.own': 'This run (D = {D}): the variance of Q·Kᵀ is {unscaled}; of Q·Kᵀ/√D, {scaled}.',
   'scaling.slider': 'One head of width D = {D}',
+  'scaling.apart': 'At D = {D} the slider reads {probe}, this run {unscaled}. They are different runs: the slider\'s has one head, C = D = {D} (this run: C = {C}), and seeded weights and biases are drawn from ±1/√C, so a smaller C gives larger biases and larger scores; and a variance of a few random scores ({n} here, {m} there) changes several-fold from one seed to another. What holds for every run is the trend over D in the chart, where this run is the pink dot.',
+  'scaling.apartSameC': 'At D = {D} the slider reads {probe}, this run {unscaled}. They are different runs (the slider\'s has 16 tokens and seed 0), and a variance of a few random scores ({n} here, {m} there) changes several-fold from one seed to another. What holds for every run is the trend over D in the chart, where this run is the pink dot.',
+  'scaling.thisRun': 'this run',
+  'scaling.barsAxis': 'query 0\'s weights on keys 0…{last}; dashed: uniform',
   'scaling.probe': 'D = {D} (one head, T = {T}, seed 0): variance of Q·Kᵀ {unscaled}, of Q·Kᵀ/√D {scaled}. Mean largest weight per query: {peakUnscaled} without the scale, {peakScaled} with it (uniform: {uniform}).',
   'scaling.rowsLabel': 'Query 0\'s weights over the keys at D = {D}, without and with the scale',
   'scaling.without': 'without 1/√D',

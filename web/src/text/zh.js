@@ -202,6 +202,14 @@ export const ZH = {
   // <mha-shapes>.
   'shapes.title': '形状链',
   'shapes.label': '查询路径上的形状',
+  'shapes.label.k': '键路径上的形状',
+  'shapes.label.v': '值路径上的形状',
+  'shapes.path.q': 'Q 路径',
+  'shapes.path.k': 'K 路径',
+  'shapes.path.v': 'V 路径',
+  'shapes.joins': '→ 汇入 {step}',
+  'shapes.kvShared': 'H = {H} 个查询头只对应 Hkv = {Hkv} 个 K/V 头：每个 K/V 头服务 {group} 个查询头，只在相乘时才重复到 H（k_shared、v_shared）。',
+  'shapes.kvOwn': 'K 和 V 的头数与 Q 相同（Hkv = H = {H}）：每个查询头都有自己的 K/V 头。',
 
   // <mha-walkthrough>.
   'wt.title': '逐步讲解',
@@ -514,6 +522,10 @@ export const ZH = {
   'scaling.why': '每个分数是 D 对特征的点积，所以方差随 D 增大。分数越大，softmax 越接近独热（一个键几乎拿走全部权重，它的梯度也随之消失）；除以 √D 把方差拉回来。',
   'scaling.own': '本次运行（D = {D}）：Q·Kᵀ 的方差是 {unscaled}；Q·Kᵀ/√D 的方差是 {scaled}。',
   'scaling.slider': '一个宽度为 D = {D} 的头',
+  'scaling.apart': 'D = {D} 时滑块显示 {probe}，本次运行为 {unscaled}。它们是不同的运行：滑块的运行只有一个头，C = D = {D}（本次运行 C = {C}），而随机生成的权重和偏置取自 ±1/√C，C 越小，偏置越大，分数也越大；而且只由少量随机分数（这里 {n} 个，那里 {m} 个）算出的方差，换一个种子就可能相差好几倍。所有运行共同的是图中随 D 变化的趋势，本次运行是其中的粉色圆点。',
+  'scaling.apartSameC': 'D = {D} 时滑块显示 {probe}，本次运行为 {unscaled}。它们是不同的运行（滑块的运行有 16 个词元、种子 0），而只由少量随机分数（这里 {n} 个，那里 {m} 个）算出的方差，换一个种子就可能相差好几倍。所有运行共同的是图中随 D 变化的趋势，本次运行是其中的粉色圆点。',
+  'scaling.thisRun': '本次运行',
+  'scaling.barsAxis': '查询 0 在每个键上的权重，键 0…{last}；虚线：均匀',
   'scaling.probe': 'D = {D}（一个头，T = {T}，种子 0）：Q·Kᵀ 的方差 {unscaled}，Q·Kᵀ/√D 的方差 {scaled}。每个查询最大权重的平均值：不缩放 {peakUnscaled}，缩放 {peakScaled}（均匀分布：{uniform}）。',
   'scaling.rowsLabel': 'D = {D} 时查询 0 在各个键上的权重：不缩放与缩放',
   'scaling.without': '不除以 √D',
