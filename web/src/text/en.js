@@ -210,7 +210,7 @@ export const EN = {
   'shapes.path.v': 'V path',
   'shapes.joins': '→ joins {step}',
   'shapes.kvShared': 'Only Hkv = {Hkv} K/V heads for H = {H} query heads: each K/V head serves {group} query heads, repeated to H only for the product (k_shared, v_shared).',
-  'shapes.kvOwn': 'K and V have as many heads as Q (Hkv = H = {H}): every query head has its own K/V head.',
+  'shapes.kvOwn': 'K and V paths: as many heads as Q (Hkv = H = {H}), every query head with its own K/V head.',
 
   // <mha-walkthrough>.
   'wt.title': 'Walkthrough',

@@ -209,7 +209,7 @@ export const ZH = {
   'shapes.path.v': 'V 路径',
   'shapes.joins': '→ 汇入 {step}',
   'shapes.kvShared': 'H = {H} 个查询头只对应 Hkv = {Hkv} 个 K/V 头：每个 K/V 头服务 {group} 个查询头，只在相乘时才重复到 H（k_shared、v_shared）。',
-  'shapes.kvOwn': 'K 和 V 的头数与 Q 相同（Hkv = H = {H}）：每个查询头都有自己的 K/V 头。',
+  'shapes.kvOwn': 'K 和 V 路径：头数与 Q 相同（Hkv = H = {H}），每个查询头都有自己的 K/V 头。',
 
   // <mha-walkthrough>.
   'wt.title': '逐步讲解',

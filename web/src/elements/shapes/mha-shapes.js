@@ -19,6 +19,8 @@ button[aria-current="step"] .id { color: var(--accent); font-weight: 700; }
 .path { display: flex; flex-wrap: wrap; align-items: center; gap: 0.2em 0.5em; }
 .path-name { font-size: 0.8em; color: var(--muted); min-width: 5.5em; }
 .joins { font-size: 0.8em; color: var(--muted); }
+.kv-paths summary { cursor: pointer; margin: 0.2em 0; }
+.kv-paths .paths { margin-top: 0.3em; }
 `);
 
 export class MhaShapesElement extends RunElement {
@@ -27,6 +29,7 @@ export class MhaShapesElement extends RunElement {
   #run = null;
   #tokens = null;
   #drawnKey = null;
+  #shared = null; // GQA/MQA in the chain last drawn
 
   constructor() {
     super(STYLES);
@@ -94,11 +97,17 @@ export class MhaShapesElement extends RunElement {
       el('span', { class: 'path-name' }, t(`shapes.path.${name}`)),
       el('ol', { 'aria-label': t(`shapes.label.${name}`) }, steps.map(item)),
       el('span', { class: 'joins' }, t('shapes.joins', { step: joins }))) : null);
+    // Open under GQA/MQA, where K and V differ from Q; in plain MHA one line says they match.
+    const kv = k.length ? el('details', { class: 'kv-paths', open: Hkv < H },
+      el('summary', { class: 'joins kv-note' }, t(Hkv < H ? 'shapes.kvShared' : 'shapes.kvOwn', { H, Hkv, group: H / Hkv })),
+      el('div', { class: 'paths' }, path('k', k, kJoins), path('v', v, vJoins))) : null;
     const paths = el('div', { class: 'paths' },
-      el('div', { class: 'path', 'data-path': 'q' }, el('span', { class: 'path-name' }, t('shapes.path.q')), list),
-      path('k', k, kJoins), path('v', v, vJoins),
-      k.length ? el('p', { class: 'joins kv-note' }, t(Hkv < H ? 'shapes.kvShared' : 'shapes.kvOwn', { H, Hkv, group: H / Hkv })) : null);
+      el('div', { class: 'path', 'data-path': 'q' }, el('span', { class: 'path-name' }, t('shapes.path.q')), list), kv);
     // Patched in place: another step or language changes a few attributes and texts.
     patchChildren(this.shadowRoot, [paths]);
+    // Head sharing turned on or off: the K/V paths open or close with it (else the reader's choice stays).
+    const shared = Hkv < H;
+    if (shared !== this.#shared) this.shadowRoot.querySelector('details.kv-paths')?.toggleAttribute('open', shared);
+    this.#shared = shared;
   }
 }
