@@ -76,7 +76,7 @@ test('with no mask the mask step says nothing changes; with a mask it says the c
   const { page, context, problems } = await openPage(env.browser, env.url, { query: '?lang=en&step=masked' });
   const caption = () => page.locator('mha-walkthrough figure.picture figcaption').textContent();
   assert.ok(await page.locator('mha-walkthrough [data-answer="values"]').textContent().then((text) => text.startsWith('no')));
-  assert.equal(await caption(), EN['kind.same']);
+  assert.equal(await caption(), EN['kind.sameMask']);
   await page.locator('mha-playground select[name="mask"]').selectOption('causal');
   await page.locator('mha-walkthrough [data-answer="values"]', { hasText: /^yes/ }).waitFor();
   assert.equal(await caption(), EN['kind.recolor']);

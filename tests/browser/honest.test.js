@@ -264,3 +264,56 @@ test('at 360 px, in English and Chinese, the new words and pictures fit the widt
     await context.close();
   }
 });
+
+test('W_O mixes the heads, computed: one token\'s output as the sum of the heads\' parts, a head zeroed, and why seeded rows look alike', opts, async () => {
+  const { page, context, problems } = await openPage(env.browser, env.url, { query: '?lang=en&c=12&h=3' });
+  const card = page.locator('mha-playground [data-card="mix"]');
+  await card.scrollIntoViewIfNeeded();
+  await card.locator('tr[data-part="sum"]').waitFor();
+  const run = env.engine.run({ B: 2, T: 4, C: 12, H: 3 });
+  const { Wo, bo } = run.weights;
+  const O = run.step('concat').data;
+  const values = (part) => card.locator(`tr[data-part="${part}"] td[data-value]`).evaluateAll((tds) => tds.map((td) => Number(td.dataset.value)));
+  // Token 2 ("deep"), head 1 zeroed.
+  await card.locator('select.mix-token').selectOption('2');
+  await card.locator('select.mix-head').selectOption('1');
+  const row = 2 * 12;
+  const part = (h, j) => { let s = 0; for (let i = h * 4; i < h * 4 + 4; i++) s += O[row + i] * Wo[i * 12 + j]; return s; };
+  for (let h = 0; h < 3; h++) (await values(h)).forEach((v, j) => assert.ok(Math.abs(v - part(h, j)) < 1e-6, `head ${h}, y[${j}]`));
+  (await values('sum')).forEach((v, j) => assert.ok(Math.abs(v - run.output[row + j]) < 1e-5, `sum y[${j}]`));
+  (await values('without')).forEach((v, j) => assert.ok(Math.abs(v - (run.output[row + j] - part(1, j))) < 1e-5, `without head 1, y[${j}]`));
+  assert.ok(Number(await card.locator('[data-result="mix-check"]').getAttribute('data-max-diff')) < 1e-5);
+  assert.match(await card.locator('[data-result="mix-ablation"]').textContent(), /^Zeroing head 1's context removes exactly its part/);
+  assert.ok(bo.length === 12);
+  const why = card.locator('[data-result="mix-why"]');
+  assert.match(await why.textContent(), /every context is about the mean of V/);
+  assert.ok(Number(await why.getAttribute('data-context')) < Number(await why.getAttribute('data-v')) / 3, 'the context\'s rows are far more alike than V\'s');
+  await card.screenshot({ path: `${ARTIFACTS}honest-mix-en.png` });
+  await noProblems(problems, page);
+  await context.close();
+});
+
+test('broadcasting: the mask step shows which axes of the mask are stretched over the scores, for each kind of mask', opts, async () => {
+  const cases = [
+    { query: 'mask=causal', shape: '[4,4]', mask: ['–', '–', '4', '4'], stretched: ['B', 'H'] },
+    { query: 'key-lengths=4,2', shape: '[2,1,1,4]', mask: ['2', '1', '1', '4'], stretched: ['H', 'Tq'] },
+    { query: 'mask=causal&key-lengths=4,2', shape: '[2,1,4,4]', mask: ['2', '1', '4', '4'], stretched: ['H'] },
+  ];
+  const { page, context, problems } = await openPage(env.browser, env.url, { query: '?lang=en&step=masked' });
+  assert.equal(await page.locator('mha-playground mha-walkthrough .broadcast').count(), 0, 'no mask, nothing to broadcast');
+  for (const { query, shape, mask, stretched } of cases) {
+    await page.goto(`${env.url}?lang=en&step=masked&${query}`);
+    const broadcast = page.locator('mha-playground mha-walkthrough .broadcast');
+    await broadcast.waitFor();
+    assert.equal(await broadcast.locator('p').textContent(), translator('en')('wt.broadcast', { shape }));
+    assert.deepEqual(await broadcast.locator('tr').nth(1).locator('td').allTextContents(), mask);
+    assert.deepEqual(await broadcast.locator('td.stretched').evaluateAll((tds) => tds.map((td) => td.dataset.axis)), stretched, query);
+    assert.equal(await broadcast.locator('td.stretched').first().textContent(), translator('en')('wt.stretched', { n: 2 }));
+  }
+  await page.goto(`${env.url}?lang=zh&step=masked&mask=causal`);
+  await page.locator('mha-playground mha-walkthrough .broadcast').waitFor();
+  assert.equal(await page.locator('mha-playground mha-walkthrough td.stretched').first().textContent(), '拉伸 ×2');
+  await page.locator('mha-playground mha-walkthrough').screenshot({ path: `${ARTIFACTS}honest-broadcast-zh.png` });
+  await noProblems(problems, page);
+  await context.close();
+});

@@ -375,7 +375,7 @@ export class MhaPlaygroundElement extends ElementBase {
       if (ticket !== this.#deferred || !this.#run) return;
       const { lessons, torch, algorithms, mistakes, quiz } = this.#panels;
       algorithms.show(this.#run, { batch: Number(this.#state.batch) || 0, head: Number(this.#state.head) || 0 });
-      lessons.show(this.#run);
+      lessons.show(this.#run, { tokens: this.#runTokens, seeded: !this.#weights });
       torch.show(this.#run, Boolean(this.#weights));
       mistakes.show(this.#run, this.#runTokens);
       quiz.show(this.#run);

@@ -9,7 +9,7 @@ import { formatCount, shapeText } from '../../logic/format.js';
 import { scaleFor } from '../../logic/heatmap/colors.js';
 import { MAX_PICTURE_CELLS, cellSources, changeKind, pictureLayout } from '../../logic/walkthrough/tensor-picture.js';
 import { keyLabels, labelEm, shortLabel } from '../../logic/heatmap/layout.js';
-import { memoryLayout, stepAnswers } from '../../logic/walkthrough/walkthrough-text.js';
+import { maskBroadcast, memoryLayout, stepAnswers } from '../../logic/walkthrough/walkthrough-text.js';
 import { JACOBIAN_LATEX, JACOBIAN_STEP, gradientOf } from '../../logic/walkthrough/backward-text.js';
 import { renderMath } from '../../logic/math.js';
 import { inputStep, stepTitle } from '../../catalogue/steps.js';
@@ -26,6 +26,11 @@ const ANIMATION_MS = 700;
 const PLAY_INTERVAL_MS = 1800;
 
 const STYLES = sheet(`
+.broadcast p { margin: 0.3em 0; max-width: 46em; }
+.broadcast .table-wrap { overflow-x: auto; max-width: 100%; }
+.broadcast-table { border-collapse: collapse; font-size: 0.85em; margin-bottom: 0.5em; }
+.broadcast-table th, .broadcast-table td { border: 1px solid var(--line); padding: 0.15em 0.45em; text-align: center; }
+.broadcast-table td.stretched { background: repeating-linear-gradient(90deg, transparent 0 6px, color-mix(in srgb, var(--accent) 14%, transparent) 6px 12px); }
 .wt { display: grid; grid-template-columns: minmax(11em, 16em) minmax(0, 1fr); gap: 1em; }
 .wt > * { min-width: 0; }
 .wt.single { grid-template-columns: minmax(0, 1fr); }
@@ -302,6 +307,7 @@ export class MhaWalkthroughElement extends RunElement {
       el('h3', { 'data-step': step.id }, `${this.#number(step)}. ${stepTitle(t, step.id, this.#run.summary)}`),
       formula,
       ...this.#shapeFormula(step, t, lang),
+      this.#broadcast(step, t, lang),
       ROLES.has(step.id) ? el('p', { class: 'role', 'data-role': step.id }, t(`role.${step.id}`, { heads: this.#run.summary.H })) : null,
       el('p', { class: 'shape' }, `${t('cli.shape')}: `, el('code', { class: 'shape-text' }, shapeText(step.shape)), ' ', el('span', { class: 'chips' }, step.axes.map((axis, i) => axisChip(axis, step.shape[i], lang)))),
       this.#backwardNotes(step, t),
@@ -312,6 +318,20 @@ export class MhaWalkthroughElement extends RunElement {
       this.#picture(step, animate),
       this.#layoutTable(step, t));
     this.#shownId = step.id;
+  }
+
+  // The mask step: how the mask's own shape broadcasts over the scores, axis by axis.
+  #broadcast(step, t, lang) {
+    const plan = step.id === 'masked' ? maskBroadcast(this.#run.summary) : null;
+    if (!plan) return null;
+    const shape = `[${plan.mask.filter((n) => n !== null).join(',')}]`;
+    return el('div', { class: 'broadcast' },
+      el('p', {}, t('wt.broadcast', { shape })),
+      el('div', { class: 'table-wrap' }, el('table', { class: 'broadcast-table' },
+        el('tr', {}, el('th', { scope: 'row' }, t('wt.broadcastScores')), plan.axes.map(({ axis, size }) => el('td', {}, axisChip(axis, size, lang)))),
+        el('tr', {}, el('th', { scope: 'row' }, t('wt.broadcastMask')), plan.axes.map(({ mask }) => el('td', { class: 'mono' }, mask === null ? '–' : String(mask)))),
+        el('tr', {}, el('th', { scope: 'row' }, ''), plan.axes.map(({ axis, size, stretched }) => el('td', { 'data-axis': axis, class: stretched ? 'stretched' : 'own' },
+          stretched ? t('wt.stretched', { n: size }) : t('wt.ownAxis')))))));
   }
 
   // A step of the backward pass says whose gradient it is (a gradient has the shape of its
