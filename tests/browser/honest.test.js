@@ -317,3 +317,58 @@ test('broadcasting: the mask step shows which axes of the mask are stretched ove
   await noProblems(problems, page);
   await context.close();
 });
+
+const CHAPTERS = ['start', 'controls', 'shapes', 'walkthrough', 'heatmaps', 'trained', 'algorithms', 'lessons', 'torch', 'mistakes', 'quiz', 'export'];
+
+test('a course to find one\'s way in: a table of contents that follows the reader, deep links to every chapter and step, "start here"', { timeout: TIMEOUT * 6 }, async () => {
+  // Desktop: the contents in a column beside the page, in the page's order, sticky.
+  const { page, context, problems } = await openPage(env.browser, env.url, { query: '?lang=en' });
+  const links = page.locator('nav.toc a[data-chapter]');
+  await links.nth(CHAPTERS.length - 1).waitFor();
+  assert.deepEqual(await links.evaluateAll((as) => as.map((a) => a.dataset.chapter)), CHAPTERS);
+  assert.equal(await links.nth(5).textContent(), EN['tr.title']);
+  assert.equal(await page.locator('#start h2').textContent(), EN['page.startTitle']);
+  await page.locator('nav.toc a[data-chapter="torch"]').click();
+  await page.waitForFunction(() => location.hash === '#torch');
+  const top = () => deep(page, ($, $$, name) => Math.round($('mha-playground', `section.block.${name}`).getBoundingClientRect().top), 'torch');
+  await page.waitForFunction(() => document.querySelector('nav.toc a[data-chapter="torch"]').getAttribute('aria-current') === 'true');
+  assert.ok(Math.abs(await top()) < 40, `the chapter is at the top: ${await top()}`);
+  const nav = await page.locator('nav.toc').boundingBox();
+  assert.ok(nav.y >= -1 && nav.y < 20 && nav.x < 60, `the contents stay in view beside the page: ${JSON.stringify(nav)}`);
+  await page.screenshot({ path: `${ARTIFACTS}course-toc-1280-en.png` });
+  // Deep links: a chapter, and a step of the walkthrough.
+  await page.goto(`${env.url}?lang=en#lessons`);
+  await page.waitForFunction(() => document.querySelector('nav.toc a[data-chapter="lessons"]')?.getAttribute('aria-current') === 'true');
+  assert.ok(Math.abs(await deep(page, ($) => $('mha-playground', 'section.block.lessons').getBoundingClientRect().top)) < 40);
+  await page.goto(`${env.url}?lang=en#step-q_split`);
+  await page.locator('mha-playground mha-walkthrough h3[data-step="q_split"]').waitFor();
+  assert.equal(await page.locator('mha-playground mha-walkthrough a.step-link').getAttribute('href'), '#step-q_split');
+  const inView = await deep(page, ($) => { const r = $('mha-playground', 'mha-walkthrough', 'h3').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; });
+  assert.equal(inView, true, 'the linked step is on screen');
+  // A step link written by the walkthrough works as a link: another step, then back by its URL.
+  await page.keyboard.press('ArrowRight');
+  await page.evaluate(() => { location.hash = '#step-k_t'; });
+  await page.locator('mha-playground mha-walkthrough h3[data-step="k_t"]').waitFor();
+  await noProblems(problems, page);
+  await context.close();
+
+  // Phone, in Chinese: a menu in a bar that stays at the top; picking a chapter closes it.
+  const phone = await openPage(env.browser, env.url, { query: '?lang=zh', width: 360, locale: 'zh-CN' });
+  const menu = phone.page.locator('nav.toc details');
+  assert.equal(await menu.getAttribute('open'), null, 'closed on a phone');
+  await phone.page.locator('nav.toc summary').click();
+  await phone.page.locator('nav.toc a[data-chapter="trained"]').waitFor({ state: 'visible' });
+  assert.equal(await phone.page.locator('nav.toc a[data-chapter="trained"]').textContent(), ZH['tr.title']);
+  await phone.page.screenshot({ path: `${ARTIFACTS}course-toc-360-zh.png` });
+  await phone.page.locator('nav.toc a[data-chapter="algorithms"]').click();
+  await phone.page.waitForFunction(() => location.hash === '#algorithms');
+  assert.equal(await menu.getAttribute('open'), null, 'the menu closes');
+  const bar = await phone.page.locator('nav.toc').boundingBox();
+  assert.ok(bar.y >= -1 && bar.y < 5 && bar.height < 60, `the bar stays at the top: ${JSON.stringify(bar)}`);
+  const heading = await deep(phone.page, ($) => $('mha-playground', 'section.block.algorithms > h2').getBoundingClientRect().top);
+  assert.ok(heading >= bar.height - 2, `the chapter's title is not under the bar (${heading} vs ${bar.height})`);
+  assert.ok(await phone.page.evaluate(() => document.documentElement.scrollWidth) <= 360);
+  await phone.page.screenshot({ path: `${ARTIFACTS}course-toc-360-zh-algorithms.png` });
+  await noProblems(phone.problems, phone.page);
+  await phone.context.close();
+});

@@ -158,6 +158,16 @@ export const EN = {
   'page.footer': 'Runs entirely in your browser, offline, from static files. No data leaves this page.',
   'page.loading': 'Loading the WebAssembly engine…',
   'page.skip': 'Skip to the walkthrough',
+  'page.toc': 'Contents',
+  'page.startTitle': 'Start here',
+  'page.start.walk': 'Step through the walkthrough',
+  'page.start.walkWhy': 'with ← and →: one tensor at a time, from X to the output, each with its shape and its real values.',
+  'page.start.heatmaps': 'Read the attention heatmaps',
+  'page.start.heatmapsWhy': 'of the same run: with seeded (random) weights every query attends almost evenly, and the colours say so.',
+  'page.start.trained': 'Train a tiny model',
+  'page.start.trainedWhy': 'and watch its heads find jobs: the same engine, real training, in your browser.',
+  'page.start.then': 'Then the attention real models run (tiled, with a KV cache), PyTorch\'s layout, common mistakes and a self-test. Every chapter and step has a link of its own.',
+  'wt.stepLink': 'link to this step',
   'unit.bytes': 'bytes',
 
   // The "Copy embed code" button.
@@ -208,7 +218,7 @@ export const EN = {
   'shapes.path.q': 'Q path',
   'shapes.path.k': 'K path',
   'shapes.path.v': 'V path',
-  'shapes.joins': '→ joins {step}',
+  'shapes.joins': '→ joins',
   'shapes.kvShared': 'Only Hkv = {Hkv} K/V heads for H = {H} query heads: each K/V head serves {group} query heads, repeated to H only for the product (k_shared, v_shared).',
   'shapes.kvOwn': 'K and V paths: as many heads as Q (Hkv = H = {H}), every query head with its own K/V head.',
 

@@ -157,6 +157,16 @@ export const ZH = {
   'page.footer': '完全在浏览器中离线运行，只用静态文件，数据不会离开本页。',
   'page.loading': '正在加载 WebAssembly 引擎…',
   'page.skip': '跳到逐步讲解',
+  'page.toc': '目录',
+  'page.startTitle': '从这里开始',
+  'page.start.walk': '逐步浏览讲解',
+  'page.start.walkWhy': '用 ← 和 →：一次一个张量，从 X 到输出，每一步都有它的形状和真实数值。',
+  'page.start.heatmaps': '读注意力热力图',
+  'page.start.heatmapsWhy': '同一次运行的热力图：在随机生成的权重下，每个查询几乎平均地关注各个键，颜色也如实显示这一点。',
+  'page.start.trained': '训练一个小模型',
+  'page.start.trainedWhy': '看它的各个头找到自己的分工：同一个引擎，真正的训练，就在你的浏览器里。',
+  'page.start.then': '然后是真实模型运行的注意力（分块、KV 缓存）、PyTorch 的布局、常见错误和自测。每一章、每一步都有自己的链接。',
+  'wt.stepLink': '本步链接',
   'unit.bytes': '字节',
 
   // The "Copy embed code" button.
@@ -207,7 +217,7 @@ export const ZH = {
   'shapes.path.q': 'Q 路径',
   'shapes.path.k': 'K 路径',
   'shapes.path.v': 'V 路径',
-  'shapes.joins': '→ 汇入 {step}',
+  'shapes.joins': '→ 汇入',
   'shapes.kvShared': 'H = {H} 个查询头只对应 Hkv = {Hkv} 个 K/V 头：每个 K/V 头服务 {group} 个查询头，只在相乘时才重复到 H（k_shared、v_shared）。',
   'shapes.kvOwn': 'K 和 V 路径：头数与 Q 相同（Hkv = H = {H}），每个查询头都有自己的 K/V 头。',
 

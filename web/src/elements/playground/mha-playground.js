@@ -175,6 +175,37 @@ export class MhaPlaygroundElement extends ElementBase {
     walkthrough.focusStep();
   }
 
+  /**
+   * The chapters in page order: [{ id ('shapes', 'walkthrough', …), title, section }], one per
+   * titled section shown (the docs page builds its table of contents from them).
+   */
+  get chapters() {
+    if (!this.#panels) return [];
+    return [...this.#root.children].filter((node) => node.matches('section.block') && !node.hidden).map((section) => ({
+      id: [...section.classList].find((name) => name !== 'block' && name !== 'stale'),
+      title: section.querySelector(':scope > h2')?.textContent ?? '',
+      section,
+    }));
+  }
+
+  /** Scrolls chapter `id` into view and moves focus to its heading; false if there is none. */
+  goTo(id) {
+    const chapter = this.chapters.find((c) => c.id === id);
+    if (!chapter) return false;
+    const heading = chapter.section.querySelector(':scope > h2');
+    heading.setAttribute('tabindex', '-1');
+    chapter.section.scrollIntoView({ block: 'start' });
+    heading.focus({ preventScroll: true });
+    return true;
+  }
+
+  /** Shows step `id` in the walkthrough and goes there; false if the run has no such step. */
+  goToStep(id) {
+    if (!this.#run?.steps.some((step) => step.id === id)) return false;
+    this.#goToStep(id);
+    return true;
+  }
+
   get #lang() { return langOf(this); }
 
   // The state holds the text as written; bias is read now, as the one config reader reads it.
@@ -201,7 +232,7 @@ export class MhaPlaygroundElement extends ElementBase {
     const exports = new ExportPanel({ t, lang, embedBase: () => this.getAttribute('embed-base') ?? new URL('./', document.baseURI).href,
       view: () => ({ state: this.#state, config: engineConfig(this.#state, lang), tokens: this.#runTokens, run: this.#run }) });
 
-    const walkthrough = el('mha-walkthrough', { lang });
+    const walkthrough = el('mha-walkthrough', { lang, 'step-links': this.hasAttribute('step-links') ? '' : null });
     const heatmap = el('mha-heatmap', { lang, step: this.#state.view, batch: this.#state.batch, head: this.#state.head,
       'trained-href': this.getAttribute('trained-href') ?? '#trained' });
     const shapes = el('mha-shapes', { lang });

@@ -96,7 +96,7 @@ export class MhaShapesElement extends RunElement {
     const path = (name, steps, joins) => (steps.length ? el('div', { class: 'path', 'data-path': name },
       el('span', { class: 'path-name' }, t(`shapes.path.${name}`)),
       el('ol', { 'aria-label': t(`shapes.label.${name}`) }, steps.map(item)),
-      el('span', { class: 'joins' }, t('shapes.joins', { step: joins }))) : null);
+      el('span', { class: 'joins' }, `${t('shapes.joins')} `, el('code', {}, joins))) : null);
     // Open under GQA/MQA, where K and V differ from Q; in plain MHA one line says they match.
     const kv = k.length ? el('details', { class: 'kv-paths', open: Hkv < H },
       el('summary', { class: 'joins kv-note' }, t(Hkv < H ? 'shapes.kvShared' : 'shapes.kvOwn', { H, Hkv, group: H / Hkv })),

@@ -27,6 +27,7 @@ const PLAY_INTERVAL_MS = 1800;
 
 const STYLES = sheet(`
 .broadcast p { margin: 0.3em 0; max-width: 46em; }
+.step-link { font-size: 0.8em; }
 .broadcast .table-wrap { overflow-x: auto; max-width: 100%; }
 .broadcast-table { border-collapse: collapse; font-size: 0.85em; margin-bottom: 0.5em; }
 .broadcast-table th, .broadcast-table td { border: 1px solid var(--line); padding: 0.15em 0.45em; text-align: center; }
@@ -305,6 +306,8 @@ export class MhaWalkthroughElement extends RunElement {
     // its numbers. An animated step gets new cells to animate.
     (animate ? (...children) => body.replaceChildren(...children.filter((child) => child !== null)) : (...children) => patchChildren(body, children))(
       el('h3', { 'data-step': step.id }, `${this.#number(step)}. ${stepTitle(t, step.id, this.#run.summary)}`),
+      // A page that handles #step-<id> (the docs page) asks for a link to each step.
+      this.hasAttribute('step-links') ? el('a', { class: 'step-link', href: `#step-${step.id}` }, t('wt.stepLink')) : null,
       formula,
       ...this.#shapeFormula(step, t, lang),
       this.#broadcast(step, t, lang),
