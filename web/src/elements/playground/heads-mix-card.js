@@ -9,7 +9,7 @@ import { el } from '../base/dom.js';
 const FEATURES = 4; // output features shown; the sum and the check cover all of them
 const HEADS = 16; // head rows shown at most
 
-/** The card: `element`, and `show(run, { tokens, seeded })` for each new run. */
+/** The card: `element`, `show(run, { tokens, seeded })` for each new run, `relabel(tokens)` for new words. */
 export function headsMixCard({ t }) {
   const token = el('select', { id: 'mix-token', class: 'mix-token' });
   const head = el('select', { id: 'mix-head', class: 'mix-head' });
@@ -52,6 +52,12 @@ export function headsMixCard({ t }) {
 
   return {
     element,
+    relabel(tokens) {
+      labels = tokens;
+      [...token.options].forEach((option, i) => { option.textContent = tokens[i] ?? `t${i}`; });
+      const at = Number(token.value) || 0;
+      intro.textContent = t('mix.intro', { token: labels[at] ?? `t${at}`, D: run.summary.D, H: run.summary.H });
+    },
     show(next, { tokens = [], seeded = true } = {}) {
       run = next;
       labels = tokens;

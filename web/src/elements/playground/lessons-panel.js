@@ -36,6 +36,7 @@ export class LessonsPanel {
   #shown = null;
   #scaling = null;
   #mix = null;
+  #run = null; // the run on the cards
 
   /**
    * `summaryOf(config)`: the summary of an engine run of `config`; `runOf(config)`: the run
@@ -50,6 +51,12 @@ export class LessonsPanel {
 
   /** `tokens`: the run's token labels; `seeded`: its weights are the engine's seeded ones. */
   show(run, { tokens = [], seeded = true } = {}) {
+    // The same run with new words for its tokens: only the labels change (its numbers are the same).
+    if (run === this.#run && this.#mix) {
+      this.#mix.relabel(tokens);
+      return;
+    }
+    this.#run = run;
     const s = run.summary;
     // The cards read sizes and options (the summary): a new seed keeps them, and only the
     // scaling card's numbers of this run change.

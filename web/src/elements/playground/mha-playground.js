@@ -402,17 +402,31 @@ export class MhaPlaygroundElement extends ElementBase {
   // screen, with content-visibility: auto) are drawn once, for the run the reader stops at.
   #updatePanels() {
     const ticket = ++this.#deferred;
-    const update = () => {
+    // One task per panel, so that no single task holds them all (at T = 128 together they took
+    // over a second): the reader's next keystroke is handled between two panels, and a newer run
+    // drops the rest. Each panel's time is a performance measure ("mha-panel lessons", …).
+    const { lessons, torch, algorithms, mistakes, quiz } = this.#panels;
+    const jobs = [
+      ['algorithms', () => algorithms.show(this.#run, { batch: Number(this.#state.batch) || 0, head: Number(this.#state.head) || 0 })],
+      ['lessons', () => lessons.show(this.#run, { tokens: this.#runTokens, seeded: !this.#weights })],
+      ['torch', () => torch.show(this.#run, Boolean(this.#weights))],
+      ['mistakes', () => mistakes.show(this.#run, this.#runTokens)],
+      ['quiz', () => quiz.show(this.#run)],
+    ];
+    const later = (fn) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(fn, { timeout: 2000 }) : setTimeout(fn, 0));
+    const next = () => {
       if (ticket !== this.#deferred || !this.#run) return;
-      const { lessons, torch, algorithms, mistakes, quiz } = this.#panels;
-      algorithms.show(this.#run, { batch: Number(this.#state.batch) || 0, head: Number(this.#state.head) || 0 });
-      lessons.show(this.#run, { tokens: this.#runTokens, seeded: !this.#weights });
-      torch.show(this.#run, Boolean(this.#weights));
-      mistakes.show(this.#run, this.#runTokens);
-      quiz.show(this.#run);
-      this.dispatchEvent(new CustomEvent('mha-panels', { detail: { run: this.#run } }));
+      const job = jobs.shift();
+      if (!job) {
+        this.dispatchEvent(new CustomEvent('mha-panels', { detail: { run: this.#run } }));
+        return;
+      }
+      const start = performance.now();
+      job[1]();
+      performance.measure?.(`mha-panel ${job[0]}`, { start, end: performance.now() });
+      later(next);
     };
-    requestAnimationFrame(() => (typeof requestIdleCallback === 'function' ? requestIdleCallback(update, { timeout: 2000 }) : setTimeout(update, 0)));
+    requestAnimationFrame(() => later(next));
   }
 
   // Only the labels changed: the same run, shown with the new tokens everywhere they appear.
