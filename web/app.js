@@ -168,9 +168,21 @@ document.querySelector('#start')?.addEventListener('click', (event) => {
   history.replaceState(null, '', `${location.pathname}${location.search}${a.hash}`);
   followHash();
 });
-// A link with a chapter or a step: once the first run is on screen.
+// A link with a chapter or a step: once the first run is on screen, and again while the sections
+// above it still change size (the panels drawn after the first frame, the trainer opening its
+// checkpoint), for a few seconds or until the reader scrolls.
 if (location.hash) {
-  playground.addEventListener('mha-run', () => requestAnimationFrame(() => followHash()), { once: true });
+  playground.addEventListener('mha-run', () => requestAnimationFrame(() => {
+    if (!followHash()) return;
+    let moved = false;
+    const stop = () => { moved = true; };
+    for (const type of ['wheel', 'touchstart', 'keydown', 'mousedown']) addEventListener(type, stop, { once: true, passive: true });
+    const again = () => { if (!moved) followHash(); };
+    const resized = new ResizeObserver(() => requestAnimationFrame(again));
+    resized.observe(playground);
+    if (trainer) resized.observe(trainer);
+    setTimeout(() => resized.disconnect(), 4000);
+  }), { once: true });
 }
 
 document.addEventListener('keydown', (event) => {

@@ -372,3 +372,15 @@ test('a course to find one\'s way in: a table of contents that follows the reade
   await noProblems(phone.problems, phone.page);
   await phone.context.close();
 });
+
+test('a deep link lands on its chapter on a phone, even as the sections above it are drawn after the first frame', opts, async () => {
+  const { page, context, problems } = await openPage(env.browser, env.url, { query: '?lang=zh#lessons', width: 360, locale: 'zh-CN' });
+  await page.locator('mha-playground [data-card="mix"] tr[data-part="sum"]').waitFor();
+  await page.waitForTimeout(4500); // the trainer opens its checkpoint, the panels draw: the link holds
+  const bar = await page.locator('nav.toc').boundingBox();
+  const heading = await deep(page, ($) => $('mha-playground', 'section.block.lessons > h2').getBoundingClientRect().top);
+  assert.ok(heading >= bar.height - 2 && heading < bar.height + 60, `the chapter's title is just under the bar: ${heading} (bar ${bar.height})`);
+  assert.match(await page.locator('nav.toc .toc-now').textContent(), new RegExp(ZH['lessons.title']));
+  await noProblems(problems, page);
+  await context.close();
+});
