@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// node scripts/bench/interactions-bench.js [--runs 8] [--only 'T=128'] [--json interactions.json]
+// node scripts/bench/interactions-bench.js [--runs 8] [--only 'T=128'] [--json interactions.json] [--root DIR]
 //
 // Every interaction of the docs page in headless Chromium, at the seed example and at B=2 T=128
 // C=768 H=12: a keystroke in the tokens box, the mask, the language, the walkthrough's step, the
@@ -19,6 +19,8 @@ const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name
 const runs = Number(option('--runs', 8));
 const only = option('--only', null);
 const jsonPath = option('--json', null);
+// --root DIR: serve another copy of web/ (say, another commit's, with this build's dist/) to compare.
+const root = option('--root', null);
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--disable-frame-rate-limit', '--disable-gpu-vsync'];
 
@@ -47,7 +49,7 @@ const quantile = (values, q) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 };
 
-const { server, url } = await startServer({ port: 0 });
+const { server, url } = await startServer({ port: 0, ...(root ? { root } : {}) });
 const results = { runs, sizes: [] };
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
 try {
