@@ -58,6 +58,8 @@ test('a page that trains: bundle, trainer glue and .wasm, worker; the checkpoint
   const bundle = readFileSync(new URL('mha-lens.js', dist), 'utf8');
   assert.ok(!bundle.includes('MHAT') && bundle.length < 460_000, 'no checkpoint inside the bundle (the smallest is 70 KB)');
   for (const task of ['reverse', 'sort', 'previous', 'induction']) assert.ok(readFileSync(new URL(`checkpoints/${task}.mhat`, dist)).length > 0, task);
-  // The worker does not carry the plain engine's glue (scripts/bundle_worker.js).
-  assert.ok(gz('mha-trainer-worker.js') < 21_000, `worker ${gz('mha-trainer-worker.js')} B`);
+  // The worker does not carry the plain engine's glue (scripts/bundle_worker.js). Raised by decision
+  // from 21,000 when the engine's API gained the language model (~4 KB gzipped), which a worker that
+  // trains one needs.
+  assert.ok(gz('mha-trainer-worker.js') < 26_000, `worker ${gz('mha-trainer-worker.js')} B`);
 });
