@@ -452,6 +452,140 @@ def verify_fixture(c):
     return document, diffs
 
 
+# ---------------------------------------------------------------------------
+# nn.MultiheadAttention's other options: tests/fixtures/options/<name>.json
+# ---------------------------------------------------------------------------
+# Each file holds the module's constructor arguments and state dict as PyTorch writes them
+# (what engine.fromTorch reads), the call's inputs and masks, the engine config that says the
+# same (weights in the engine's layout, transposed here from the state dict), and what the module
+# returned: output and per-head weights. No backward: these options have none in the engine yet.
+
+OPTION_DIR = os.path.join(FIXTURE_DIR, "options")
+
+
+def option_case(name, description, seed, B, T, C, H, Tk=None, bias=True, add_bias_kv=False,
+                mask="none", keyLengths=None):
+    return {"name": name, "description": description, "seed": seed, "B": B, "T": T,
+            "Tk": T if Tk is None else Tk, "cross": Tk is not None, "C": C, "H": H, "bias": bias,
+            "add_bias_kv": add_bias_kv, "mask": mask, "keyLengths": keyLengths}
+
+
+OPTION_CASES = [
+    option_case("bias_kv", "add_bias_kv=True: a learned key and value appended to every batch row.",
+                seed=201, B=2, T=4, C=8, H=2, add_bias_kv=True),
+    option_case("bias_kv_causal_padding", "add_bias_kv=True under a causal mask and key padding, one row "
+                "with no source key left (it sees only the learned key).",
+                seed=202, B=3, T=5, C=12, H=3, add_bias_kv=True, mask="causal", keyLengths=[5, 2, 0]),
+    option_case("bias_kv_cross_no_bias", "add_bias_kv=True in cross-attention without projection biases.",
+                seed=203, B=2, T=3, Tk=6, C=12, H=4, bias=False, add_bias_kv=True),
+]
+
+
+def option_module(c):
+    module = nn.MultiheadAttention(c["C"], c["H"], bias=c["bias"], add_bias_kv=c["add_bias_kv"],
+                                   batch_first=True)
+    with torch.no_grad():
+        if c["bias"]:
+            module.in_proj_bias.uniform_(-BIAS_RANGE, BIAS_RANGE)
+            module.out_proj.bias.uniform_(-BIAS_RANGE, BIAS_RANGE)
+    return module.eval()
+
+
+def engine_weights(c, state):
+    """The engine's layout, Q = X·Wq + bq, from nn.MultiheadAttention's state dict."""
+    C = c["C"]
+    w = state["in_proj_weight"]
+    weights = {"Wq": w[0:C].t(), "Wk": w[C:2 * C].t(), "Wv": w[2 * C:3 * C].t(), "Wo": state["out_proj.weight"].t()}
+    if c["bias"]:
+        b = state["in_proj_bias"]
+        weights.update({"bq": b[0:C], "bk": b[C:2 * C], "bv": b[2 * C:3 * C], "bo": state["out_proj.bias"]})
+    if c["add_bias_kv"]:
+        weights.update({"bias_k": state["bias_k"].reshape(C), "bias_v": state["bias_v"].reshape(C)})
+    return weights
+
+
+def write_option_fixture(c):
+    torch.manual_seed(c["seed"])
+    module = option_module(c)
+    x = torch.rand(c["B"], c["T"], c["C"]) * 2 - 1
+    source = torch.rand(c["B"], c["Tk"], c["C"]) * 2 - 1 if c["cross"] else x
+    attn_mask = causal_mask(c["T"], c["Tk"]) if c["mask"] == "causal" else None
+    key_padding_mask = padding_mask(c["keyLengths"], c["Tk"]) if c["keyLengths"] is not None else None
+    with torch.no_grad():
+        output, weights = module(x, source, source, need_weights=True, average_attn_weights=False,
+                                 attn_mask=attn_mask, key_padding_mask=key_padding_mask)
+        _, averaged = module(x, source, source, need_weights=True, average_attn_weights=True,
+                             attn_mask=attn_mask, key_padding_mask=key_padding_mask)
+    state = {k: v.detach() for k, v in module.state_dict().items()}
+    config = {"B": c["B"], "T": c["T"], "Tk": c["Tk"], "C": c["C"], "H": c["H"], "bias": c["bias"],
+              "mask": c["mask"]}
+    if c["add_bias_kv"]:
+        config["addBiasKv"] = True
+    if c["keyLengths"] is not None:
+        config["keyLengths"] = list(c["keyLengths"])
+    config["x"] = flat(x)
+    if c["cross"]:
+        config["kv"] = flat(source)
+    config["weights"] = {n: flat(t) for n, t in engine_weights(c, state).items()}
+    constructor = {"embed_dim": c["C"], "num_heads": c["H"], "bias": c["bias"],
+                   "add_bias_kv": c["add_bias_kv"], "batch_first": True}
+    document = {
+        "name": c["name"],
+        "description": c["description"],
+        "source": f"torch.nn.MultiheadAttention ({TORCH_LABEL})",
+        "torch": {"constructor": constructor,
+                  "state_dict": {k: {"shape": list(v.shape), "data": flat(v)} for k, v in state.items()}},
+        "config": config,
+        "expected": {"weights": {"shape": list(weights.shape), "data": flat(weights)},
+                     "averaged": {"shape": list(averaged.shape), "data": flat(averaged)},
+                     "output": {"shape": list(output.shape), "data": flat(output)}},
+    }
+    os.makedirs(OPTION_DIR, exist_ok=True)
+    path = os.path.join(OPTION_DIR, c["name"] + ".json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(document, f, indent=None, separators=(",", ":"), allow_nan=False)
+        f.write("\n")
+    return path, document
+
+
+def option_reference(document):
+    """An independent plain-op recomputation of an option fixture from its state dict, masks
+    rebuilt from the config: catches a file whose config and module disagree."""
+    cfg, state = document["config"], document["torch"]["state_dict"]
+    B, T, Tk, C, H = cfg["B"], cfg["T"], cfg["Tk"], cfg["C"], cfg["H"]
+    D = C // H
+    t = lambda name: torch.tensor(state[name]["data"]).reshape(state[name]["shape"])
+    x = torch.tensor(cfg["x"]).reshape(B, T, C)
+    src = torch.tensor(cfg["kv"]).reshape(B, Tk, C) if "kv" in cfg else x
+    w = t("in_proj_weight")
+    b = t("in_proj_bias") if "in_proj_bias" in state else torch.zeros(3 * C)
+    q, k, v = x @ w[:C].t() + b[:C], src @ w[C:2 * C].t() + b[C:2 * C], src @ w[2 * C:].t() + b[2 * C:]
+    mask = torch.zeros(B, T, Tk, dtype=torch.bool)
+    if cfg["mask"] == "causal":
+        mask |= causal_mask(T, Tk)[None]
+    if "keyLengths" in cfg:
+        mask |= padding_mask(cfg["keyLengths"], Tk)[:, None, :]
+    if cfg.get("addBiasKv"):
+        k = torch.cat([k, t("bias_k").reshape(1, 1, C).expand(B, 1, C)], dim=1)
+        v = torch.cat([v, t("bias_v").reshape(1, 1, C).expand(B, 1, C)], dim=1)
+        mask = torch.cat([mask, torch.zeros(B, T, 1, dtype=torch.bool)], dim=2)
+    heads = lambda m: m.reshape(B, -1, H, D).transpose(1, 2)
+    scores = (heads(q) @ heads(k).transpose(-2, -1) / math.sqrt(D)).masked_fill(mask[:, None], float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    context = (weights @ heads(v)).transpose(1, 2).reshape(B, T, C)
+    out_b = t("out_proj.bias") if "out_proj.bias" in state else torch.zeros(C)
+    return {"weights": weights, "output": context @ t("out_proj.weight").t() + out_b}
+
+
+def verify_option_fixture(document):
+    diffs = {}
+    for key, value in option_reference(document).items():
+        entry = document["expected"][key]
+        diffs[key] = check_close(f"{document['name']}: {key}", value,
+                                 tensor_exact(entry["data"], entry["shape"], key))
+    return diffs
+
+
 def describe(document):
     cfg = document["config"]
     shapes = " ".join(f"{k}{v['shape']}" for k, v in document["expected"].items())
@@ -472,6 +606,11 @@ def main():
         worst = max(diffs.values())
         print(f"{c['name']:15s} {size:6d} B  max diff {worst:.2e}  {describe(document)}")
     print(f"{len(CASES)} fixtures written to {os.path.normpath(FIXTURE_DIR)} and verified.")
+    for c in OPTION_CASES:
+        path, document = write_option_fixture(c)
+        worst = max(verify_option_fixture(document).values())
+        print(f"options/{c['name']:24s} {os.path.getsize(path):6d} B  max diff vs plain ops {worst:.2e}")
+    print(f"{len(OPTION_CASES)} option fixtures written to {os.path.normpath(OPTION_DIR)} and verified.")
     return 0
 
 

@@ -5,16 +5,16 @@
 namespace mha {
 
 KeyMask key_mask(const Config& config, const Dims& dims) {
-    return {config.mask == MaskKind::causal, config.key_lengths.value_or(std::vector<std::int64_t>{}), dims.Tk};
+    return {config.mask == MaskKind::causal, config.key_lengths.value_or(std::vector<std::int64_t>{}), dims.Tk, dims.appended};
 }
 
 HeadInput head_input(const Dims& d, Projections in, std::size_t b, std::size_t h) {
     const auto HD = static_cast<std::ptrdiff_t>(d.H * d.D), KD = static_cast<std::ptrdiff_t>(d.Hkv * d.D);
-    const std::size_t kv_head = h / d.group();
-    return {d.T, d.Tk, d.D,
+    const std::size_t kv_head = h / d.group(), keys = d.keys();
+    return {d.T, keys, d.D,
             in.q + b * d.T * d.H * d.D + h * d.D, HD,
-            in.k + b * d.Tk * d.Hkv * d.D + kv_head * d.D, KD,
-            in.v + b * d.Tk * d.Hkv * d.D + kv_head * d.D, KD};
+            in.k + b * keys * d.Hkv * d.D + kv_head * d.D, KD,
+            in.v + b * keys * d.Hkv * d.D + kv_head * d.D, KD};
 }
 
 // A padding length of 0 masks every query of its row: one line, not T.
@@ -32,7 +32,7 @@ void warn_fully_masked(const std::vector<std::uint8_t>& fully_masked, const Dims
 }
 
 void attend(const Dims& d, const KeyMask& mask, Projections in, float* concat, Recorder& rec, std::vector<Warning>& warnings) {
-    const std::size_t T = d.T, Tk = d.Tk;
+    const std::size_t T = d.T, Tk = d.keys();
     const shape_t per_head{T, Tk};
     const Recorder::Heads scores = rec.record_heads("scores", per_head), scaled = rec.record_heads("scaled", per_head),
                           masked = rec.record_heads("masked", per_head), weights = rec.record_heads("weights", per_head);

@@ -46,17 +46,26 @@ struct Weights {
     std::vector<float> bk;  ///< [Hkv·D]
     std::vector<float> bv;  ///< [Hkv·D]
     std::vector<float> bo;  ///< [C]
+    /// nn.MultiheadAttention(add_bias_kv=True): one learned key and one learned value appended to
+    /// every batch row's K and V after the projections, as key Tk (every query sees it). Empty:
+    /// none. Independent of `bias`.
+    std::vector<float> bias_k;  ///< [Hkv·D]
+    std::vector<float> bias_v;  ///< [Hkv·D]
 };
 
 /// The parameter tensors by name, in the order of Weights: {"Wq", &Weights::Wq}, ...
+/// `is_bias`: there exactly when the config's `bias` is; `appended`: there exactly when the run
+/// appends a learned key and value (addBiasKv).
 struct WeightField {
     const char* name;
     std::vector<float> Weights::*member;
     bool is_bias;
+    bool appended = false;
 };
 inline constexpr WeightField weight_fields[] = {
     {"Wq", &Weights::Wq, false}, {"Wk", &Weights::Wk, false}, {"Wv", &Weights::Wv, false}, {"Wo", &Weights::Wo, false},
-    {"bq", &Weights::bq, true},  {"bk", &Weights::bk, true},  {"bv", &Weights::bv, true},  {"bo", &Weights::bo, true}};
+    {"bq", &Weights::bq, true},  {"bk", &Weights::bk, true},  {"bv", &Weights::bv, true},  {"bo", &Weights::bo, true},
+    {"bias_k", &Weights::bias_k, false, true}, {"bias_v", &Weights::bias_v, false, true}};
 
 constexpr std::uint64_t default_memory_cap = 256ull << 20;  // 256 MiB
 
@@ -69,6 +78,9 @@ struct Config {
     std::int64_t H = 0;                 ///< query heads
     std::optional<std::int64_t> Hkv;    ///< key/value heads; default H (GQA: 1 <= Hkv < H; MQA: 1)
     bool bias = true;
+    /// Append a learned key and value row (nn.MultiheadAttention's add_bias_kv): weights.bias_k and
+    /// weights.bias_v, seeded unless given. Given weights with bias_k imply it.
+    std::optional<bool> add_bias_kv;
     std::uint32_t seed = 0;
     MaskKind mask = MaskKind::none;
     std::optional<std::vector<std::int64_t>> key_lengths;  ///< padding mask: B valid key lengths
@@ -93,11 +105,15 @@ struct Dims {
     bool bias = true;       ///< the projections have biases (and so their gradients)
     bool backward = false;  ///< dOutput given: the run also computes every gradient
     std::size_t group() const { return H / Hkv; }  ///< query heads per K/V head
+    /// Keys appended after the source's Tk (add_bias_kv: 1). Tk counts the source's keys (K, V
+    /// and their heads are Tk long); attention sees keys() of them, the appended ones last.
+    std::size_t appended = 0;
+    std::size_t keys() const { return Tk + appended; }
     // --- Tiled and incremental attention ---
     Algorithm algorithm = Algorithm::naive;
     std::size_t Bq = 0, Bk = 0;  ///< tiled: the tile's rows and columns (blockQ, blockK, at most Tq, Tk)
     std::size_t Nq() const { return Bq ? (T + Bq - 1) / Bq : 0; }   ///< tiled: query blocks
-    std::size_t Nk() const { return Bk ? (Tk + Bk - 1) / Bk : 0; }  ///< tiled: key blocks
+    std::size_t Nk() const { return Bk ? (keys() + Bk - 1) / Bk : 0; }  ///< tiled: key blocks
 };
 
 /// What a run allocates, in bytes, by kind (counted in double: a config far over any cap must

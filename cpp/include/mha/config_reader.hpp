@@ -36,7 +36,7 @@ enum class ValueKind { null, missing, boolean, number, string, array, object, ot
 
 namespace config_reader {
 
-inline const char* const known_keys[] = {"B", "T", "Tk", "C", "H", "Hkv", "bias", "seed", "mask", "keyLengths",
+inline const char* const known_keys[] = {"B", "T", "Tk", "C", "H", "Hkv", "bias", "addBiasKv", "seed", "mask", "keyLengths",
                                          "x", "kv", "weights", "memoryCap", "snapshots", "dOutput",
                                          "algorithm", "blockQ", "blockK"};
 
@@ -128,6 +128,37 @@ inline std::string closest_key(const std::string& key) {
     return "";
 }
 
+// PyTorch's argument names (nn.MultiheadAttention, scaled_dot_product_attention) and the sizes
+// usual names: what the engine calls the same thing, or a term that says what it does instead.
+struct TorchName {
+    const char* name;
+    const char* engine;  ///< the engine's option ("" when `term` says it all)
+    const char* term;
+};
+inline constexpr TorchName torch_names[] = {
+    {"embed_dim", "C", "term.torch.equivalent"},     {"d_model", "C", "term.torch.equivalent"},
+    {"hidden_size", "C", "term.torch.equivalent"},   {"num_heads", "H", "term.torch.equivalent"},
+    {"n_head", "H", "term.torch.equivalent"},        {"n_heads", "H", "term.torch.equivalent"},
+    {"num_attention_heads", "H", "term.torch.equivalent"},
+    {"num_key_value_heads", "Hkv", "term.torch.equivalent"}, {"num_kv_heads", "Hkv", "term.torch.equivalent"},
+    {"enable_gqa", "Hkv", "term.torch.equivalent"},  {"add_bias_kv", "addBiasKv", "term.torch.equivalent"},
+    {"is_causal", "mask: \"causal\"", "term.torch.equivalent"}, {"batch_size", "B", "term.torch.equivalent"},
+    {"seq_len", "T", "term.torch.equivalent"},       {"query", "x", "term.torch.equivalent"},
+    {"key", "kv", "term.torch.equivalent"},          {"value", "kv", "term.torch.equivalent"},
+    {"attn_mask", "", "term.torch.attn_mask"},       {"key_padding_mask", "", "term.torch.key_padding_mask"},
+    {"batch_first", "", "term.torch.batch_first"},   {"dropout", "", "term.torch.dropout"},
+    {"dropout_p", "", "term.torch.dropout"},         {"need_weights", "", "term.torch.need_weights"},
+    {"average_attn_weights", "", "term.torch.average_attn_weights"}, {"scale", "", "term.torch.scale"},
+    {"add_zero_attn", "", "term.torch.refused"},     {"kdim", "", "term.torch.refused"},
+    {"vdim", "", "term.torch.refused"},
+};
+
+inline const TorchName* torch_name(const std::string& key) {
+    for (const TorchName& t : torch_names)
+        if (key == t.name) return &t;
+    return nullptr;
+}
+
 template <class V>
 Weights parse_weights(const V& value) {
     if (value.kind() != ValueKind::object) wrong_type("weights", "term.wanted.weights", value);
@@ -166,7 +197,10 @@ Config read_config(const V& root) {
         Params params{{"key", key}, {"known", known_key_list()}};
         if (key.empty()) params.push_back({"empty", "term.empty_name"});
         const std::string hint = closest_key(key);
-        if (!hint.empty()) params.insert(params.end(), {{"hint", "term.did_you_mean"}, {"suggestion", hint}});
+        if (const TorchName* torch = torch_name(key))
+            params.insert(params.end(), {{"hint", torch->term}, {"suggestion", torch->engine}});
+        else if (!hint.empty())
+            params.insert(params.end(), {{"hint", "term.did_you_mean"}, {"suggestion", hint}});
         // An empty key cannot name the field at fault; the config as a whole can.
         throw MhaError(key.empty() ? "config" : key, "unknown_key.config", std::move(params));
     }
@@ -188,6 +222,11 @@ Config read_config(const V& root) {
         const V bias = root.get("bias");
         if (bias.kind() != ValueKind::boolean) wrong_type("bias", "term.wanted.bool", bias);
         c.bias = bias.boolean();
+    }
+    if (given(root, "addBiasKv")) {
+        const V add = root.get("addBiasKv");
+        if (add.kind() != ValueKind::boolean) wrong_type("addBiasKv", "term.wanted.bool", add);
+        c.add_bias_kv = add.boolean();
     }
     if (root.has("snapshots")) {
         const V snapshots = root.get("snapshots");

@@ -61,6 +61,7 @@ struct Snapshot {
     double flops = 0;                     ///< floating-point operations of this step
     std::uint64_t bytes = 0;              ///< bytes of the tensor this step produced (numel · 4)
     bool grouped = false;                 ///< the run has fewer K/V heads than query heads (its axes say Hkv)
+    std::size_t appended = 0;             ///< keys the run appended after the source's (its axes say Tk+1)
 };
 
 /// The gradients of a run given dOutput (backward.hpp): of its inputs and of every parameter.

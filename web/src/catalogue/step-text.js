@@ -8,7 +8,9 @@
 //   {+term}     " + term" with a bias, nothing without
 //   {Hkv}       Hkv under GQA/MQA (H_{kv} in LaTeX), H in plain MHA
 //   {group}     H/Hkv, a number
-//   {k_heads}   the K heads the scores read: k_shared under GQA/MQA, else k_heads
+//   {k_heads}   the K heads the scores read: k_shared under GQA/MQA, else k_appended under
+//               addBiasKv, else k_heads
+//   {k_append}, {v_append}  k_appended / v_appended under addBiasKv, else k_heads / v_heads
 //   {context}   the context a run computed: tile_context in a tiled run, else context
 //   {heads}     in titles: MHA, GQA or MQA
 //   backward:   {group_sum}, {dx_formula}, {dx_latex}, {dv_operands}, {dk_operands}, {dx_operands},
@@ -40,7 +42,9 @@ export function opOf(entry, summary) {
 function stepRef(ref, s) {
   switch (ref) {
     case '{src}': return s.cross ? 'source' : 'x';
-    case '{k_heads}': return grouped(s) ? 'k_shared' : 'k_heads';
+    case '{k_heads}': return grouped(s) ? 'k_shared' : s.appended ? 'k_appended' : 'k_heads';
+    case '{k_append}': return s.appended ? 'k_appended' : 'k_heads';
+    case '{v_append}': return s.appended ? 'v_appended' : 'v_heads';
     case '{context}': return s.algorithm === 'tiled' ? 'tile_context' : 'context';
     case '{dv_from}': return grouped(s) ? 'd_v_shared' : 'd_context';
     case '{dk_from}': return grouped(s) ? 'd_k_shared' : 'd_k_t';
@@ -120,12 +124,15 @@ function maskOperand(s) {
   return padded(s) ? ' + padding mask [B,1,1,Tk]' : ' with no mask';
 }
 
-const shapeOfSymbols = (symbols, s) => `[${symbols.split(',').map((symbol) => axisSize(symbol, s) ?? 0).join(',')}]`;
+// With a learned key appended (addBiasKv), the Tk of a step after the append counts it too.
+const shapeOfSymbols = (symbols, s, attended = false) =>
+  `[${symbols.split(',').map((symbol) => (symbol === 'Tk' && attended ? s.Tk + (s.appended ?? 0) : axisSize(symbol, s) ?? 0)).join(',')}]`;
 
 /** "[2,4,8] @ [8,8] + [8] → [2,4,8]": the shapes that go in and the step's own, for this run; just the shape for an input. */
 export function shapeFormulaOf(entry, summary) {
   const s = summary;
-  const result = shapeOfSymbols(entry.axes, s);
+  const attended = entry.keys !== 'source';
+  const result = shapeOfSymbols(entry.axes, s, attended);
   if (!entry.operands) return result;
   const group = String(s.H / s.Hkv);
   const operands = biasTerms(entry.operands, s.bias)
@@ -135,5 +142,6 @@ export function shapeFormulaOf(entry, summary) {
     .replaceAll('{group}', group)
     .replaceAll('{mask}', maskOperand(s))
     .replaceAll('{D}', String(s.D));
-  return `${operands.replace(/\[([^\]]*)\]/g, (_, symbols) => shapeOfSymbols(symbols, s))} → ${result}`;
+  const operandsAttended = attended && entry.op !== 'append';  // an append reads the source's keys
+  return `${operands.replace(/\[([^\]]*)\]/g, (_, symbols) => shapeOfSymbols(symbols, s, operandsAttended))} → ${result}`;
 }

@@ -1,0 +1,150 @@
+// nn.MultiheadAttention's other options against PyTorch: every golden file in
+// tests/fixtures/options (scripts/make_fixtures.py, from the module itself) reproduced within 1e-5
+// by the naive and the tiled pass; and what the engine refuses about them, by name.
+#include <doctest/doctest.h>
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "mha/config_json.hpp"
+#include "mha/error.hpp"
+#include "mha/forward.hpp"
+#include "reference.hpp"
+
+namespace {
+
+std::vector<nlohmann::json> option_fixtures() {
+    const std::string folder = std::string(MHA_FIXTURES_DIR) + "/options";
+    std::vector<std::string> files;
+    if (DIR* dir = opendir(folder.c_str())) {
+        while (dirent* entry = readdir(dir)) {
+            const std::string name = entry->d_name;
+            if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) files.push_back(folder + "/" + name);
+        }
+        closedir(dir);
+    }
+    std::sort(files.begin(), files.end());
+    std::vector<nlohmann::json> fixtures;
+    for (const std::string& file : files) {
+        std::ifstream in(file);
+        std::stringstream text;
+        text << in.rdbuf();
+        fixtures.push_back(nlohmann::json::parse(text.str()));
+    }
+    return fixtures;
+}
+
+std::string refusal(const nlohmann::json& config) {
+    try {
+        mha::forward(mha::config_from_json(config.dump()));
+    } catch (const mha::MhaError& e) {
+        return e.field() + " " + e.key();
+    }
+    return "ran";
+}
+
+}  // namespace
+
+TEST_CASE("add_bias_kv: the learned key and value appended as PyTorch appends them, naive and tiled") {
+    const auto fixtures = option_fixtures();
+    REQUIRE(fixtures.size() >= 3);
+    for (const auto& fixture : fixtures) {
+        const std::string name = fixture.at("name");
+        for (const char* algorithm : {"naive", "tiled"}) {
+            INFO("fixture " << name << ", " << algorithm);
+            nlohmann::json config = fixture.at("config");
+            config["algorithm"] = algorithm;
+            if (std::string(algorithm) == "tiled") config["blockK"] = 3;  // a tile across the appended key
+            const mha::Trace trace = mha::forward(mha::config_from_json(config.dump()));
+            const auto& output = fixture.at("expected").at("output");
+            const auto out_diff = ref::compare(trace.output, output.at("data").get<std::vector<float>>(), 1e-5);
+            INFO("output: max |diff| " << out_diff.max_abs << ", first index over 1e-5: " << out_diff.first_bad);
+            CHECK(out_diff.first_bad == -1);
+            const std::size_t Tk = config.at("Tk"), keys = Tk + (config.value("addBiasKv", false) ? 1 : 0);
+            if (std::string(algorithm) == "naive") {
+                const auto& weights = fixture.at("expected").at("weights");
+                const auto& step = trace.step("weights");
+                CHECK(step.shape == weights.at("shape").get<std::vector<std::size_t>>());
+                CHECK(step.shape.back() == keys);
+                const auto diff = ref::compare(step.data, weights.at("data").get<std::vector<float>>(), 1e-5);
+                INFO("weights: max |diff| " << diff.max_abs << ", first index over 1e-5: " << diff.first_bad);
+                CHECK(diff.first_bad == -1);
+            } else {
+                CHECK(trace.step("tile_probs").shape.back() == keys);
+            }
+            // The steps say where the key came in: K and its heads are the source's Tk long, the
+            // appended heads and everything after them one longer, their axis named Tk+1.
+            CHECK(trace.step("k_heads").shape[2] == Tk);
+            CHECK(trace.step("k_appended").shape[2] == keys);
+            CHECK(trace.step("k_appended").axes()[2] == "Tk+1");
+            CHECK(trace.step("k_heads").axes()[2] == "Tk");
+            CHECK(trace.step("k_t").shape[3] == keys);
+            // The appended key of every batch row and head is bias_k itself.
+            const auto bias_k = config.at("weights").at("bias_k").get<std::vector<float>>();
+            const auto& appended = trace.step("k_appended");
+            const std::size_t H = appended.shape[1], D = appended.shape[3];
+            for (std::size_t b = 0; b < appended.shape[0]; ++b)
+                for (std::size_t h = 0; h < H; ++h)
+                    for (std::size_t e = 0; e < D; ++e)
+                        CHECK(appended.data[((b * H + h) * keys + Tk) * D + e] == bias_k[h * D + e]);
+            // The row with keyLengths 0 sees the learned key only: no query is fully masked.
+            CHECK(trace.warnings.empty());
+        }
+    }
+}
+
+TEST_CASE("add_bias_kv: what the engine does not compute with it is refused by name") {
+    const auto fixtures = option_fixtures();
+    REQUIRE(!fixtures.empty());
+    const nlohmann::json base = fixtures.front().at("config");
+
+    nlohmann::json incremental = base;
+    incremental["algorithm"] = "incremental";
+    incremental["mask"] = "causal";
+    CHECK(refusal(incremental) == "addBiasKv bad_value.incremental_bias_kv");
+
+    nlohmann::json backward = base;
+    backward["dOutput"] = std::vector<float>(base.at("x").size(), 0.5f);
+    CHECK(refusal(backward) == "dOutput bad_value.backward_bias_kv");
+
+    nlohmann::json said_no = base;
+    said_no["addBiasKv"] = false;
+    CHECK(refusal(said_no) == "weights.bias_k bad_value.bias_kv_given");
+
+    nlohmann::json half = base;
+    half["weights"].erase("bias_v");
+    CHECK(refusal(half) == "weights.bias_v missing.bias_kv");
+
+    nlohmann::json short_row = base;
+    short_row["weights"]["bias_k"] = std::vector<float>{1.0f, 2.0f};
+    CHECK(refusal(short_row) == "weights.bias_k bad_tensor_length");
+
+    // Seeded: addBiasKv alone appends seeded bias_k and bias_v, counted among the parameters.
+    const mha::Trace seeded = mha::forward(mha::config_from_json(R"({"B": 1, "T": 3, "C": 8, "H": 2, "addBiasKv": true})"));
+    const mha::Trace plain = mha::forward(mha::config_from_json(R"({"B": 1, "T": 3, "C": 8, "H": 2})"));
+    CHECK(seeded.weights.bias_k.size() == 8);
+    CHECK(seeded.step("weights").shape == std::vector<std::size_t>{1, 2, 3, 4});
+    CHECK(seeded.parameter_count == plain.parameter_count + 16);
+}
+
+TEST_CASE("a PyTorch argument name as a config key says what the engine calls it") {
+    auto message = [](const char* json) {
+        try {
+            mha::config_from_json(json);
+        } catch (const mha::MhaError& e) {
+            return e.field() + ": " + std::string(e.what());
+        }
+        return std::string("read");
+    };
+    CHECK(message(R"({"B": 1, "T": 2, "C": 4, "H": 2, "is_causal": true})").find("PyTorch's is_causal: here mask: \"causal\"") !=
+          std::string::npos);
+    CHECK(message(R"({"B": 1, "T": 2, "C": 4, "num_heads": 2})").find("num_heads: Unknown config key \"num_heads\" (PyTorch's num_heads: here H)") == 0);
+    CHECK(message(R"({"B": 1, "T": 2, "C": 4, "H": 2, "attn_mask": [0]})").find("mask: \"causal\" for a causal mask") != std::string::npos);
+    CHECK(message(R"({"B": 1, "T": 2, "C": 4, "H": 2, "batch_first": false})").find("always batch first") != std::string::npos);
+    CHECK(message(R"({"B": 1, "T": 2, "C": 4, "H": 2, "add_zero_attn": true})").find("not computed by the engine yet") != std::string::npos);
+    CHECK(message(R"({"B": 1, "T": 2, "C": 4, "H": 2, "key_lengths": [2]})").find("did you mean \"keyLengths\"") != std::string::npos);
+}
