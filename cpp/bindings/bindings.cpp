@@ -66,7 +66,8 @@ val weights_to_js(const mha::Weights& w) {
 // (seeded_weights). web/src/engine/run.js reads it (decodeRun).
 constexpr const char* summary_fields[] = {"B", "T", "Tk", "C", "H", "Hkv", "D", "bias", "causal", "cross", "parameterCount",
                                           "kvCacheBytesPerToken", "flops", "snapshotBytes", "algorithm", "blockQ", "blockK",
-                                          "queryBlocks", "keyBlocks", "tilesTotal", "tilesComputed", "tilesSkipped", "appended"};
+                                          "queryBlocks", "keyBlocks", "tilesTotal", "tilesComputed", "tilesSkipped", "appended",
+                                          "attnMaskForm", "keyPaddingMaskForm"};
 
 val owned_numbers(const std::vector<double>& numbers) {
     return val(emscripten::typed_memory_view(numbers.size(), numbers.data())).call<val>("slice");
@@ -80,11 +81,13 @@ val run_numbers(const mha::Trace& t) {
         double(t.mask == mha::MaskKind::causal), double(d.cross), double(t.parameter_count), double(t.kv_cache_bytes_per_token),
         t.flops, double(t.snapshot_bytes), double(static_cast<int>(d.algorithm)), tiled ? double(d.Bq) : 0, tiled ? double(d.Bk) : 0,
         tiled ? double(d.Nq()) : 0, tiled ? double(d.Nk()) : 0, double(t.tiles.total), double(t.tiles.computed), double(t.tiles.skipped),
-        double(d.appended)};
+        double(d.appended), t.attn_mask_form, t.key_padding_mask_form};
     numbers.push_back(static_cast<double>(t.key_lengths.size()));
     for (const std::int64_t length : t.key_lengths) numbers.push_back(static_cast<double>(length));
     numbers.push_back(static_cast<double>(t.tiles.skipped_per_head.size()));
     for (const std::uint64_t skipped : t.tiles.skipped_per_head) numbers.push_back(static_cast<double>(skipped));
+    numbers.push_back(static_cast<double>(t.attn_mask_shape.size()));
+    for (const std::int64_t extent : t.attn_mask_shape) numbers.push_back(static_cast<double>(extent));
     const auto& entries = mha::catalogue();
     for (const mha::Snapshot& s : t.steps) {
         numbers.push_back(static_cast<double>(mha::find_step(s.id) - entries.data()));
@@ -151,6 +154,12 @@ mha::Config checked_config(const val& config, const val& tensors, const val& req
             if ((name == "bias_k" || name == "bias_v") && !c.add_bias_kv) c.add_bias_kv = true;
     }
     if (given_kv) c.kv.emplace();  // its presence makes the run cross-attention
+    // The masks' shapes are sizes (validate_sizes checks them): read with their values, which are
+    // the size of the scores at most.
+    for (const auto& [field, member] : {std::pair{"attnMask", &mha::Config::attn_mask}, {"keyPaddingMask", &mha::Config::key_padding_mask}}) {
+        const val mask = tensors[field];
+        if (!mask.isUndefined() && !mask.isNull()) c.*member = mask_from_js(field, mask);
+    }
     if (given_d_output) c.d_output.emplace();  // its presence adds the backward pass (and its memory)
     const mha::Dims d = mha::validate_sizes(c, options);
 

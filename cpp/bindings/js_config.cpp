@@ -276,6 +276,24 @@ std::vector<float> floats_from_js(const std::string& field, const val& tensor) {
                         {{"field", where}, {"value", std::isnan(*bad) ? "NaN" : *bad > 0 ? "Infinity" : "-Infinity"}});
 }
 
+mha::MaskInput mask_from_js(const std::string& field, const val& mask) {
+    mha::MaskInput m = mha::config_reader::parse_mask(field, JsValue(mask), false);
+    const char* form = mha::mask_form_name(m.form);
+    const std::string values_field = field + "." + form;
+    const val values = mask[form];
+    const bool plain = val::global("Array").call<bool>("isArray", values);
+    // A typed array, or an Array of finite numbers, is copied in at once; anything else (booleans,
+    // −Infinity, a value that is not a number) is read value by value, for the message that names it.
+    if (is_number_array(values) || (plain && values.call<bool>("every", val::global("Number")["isFinite"]))) {
+        const val numbers = val::global("Float32Array").call<val>("from", values);
+        m.values.resize(numbers["length"].as<std::size_t>());
+        val(emscripten::typed_memory_view(m.values.size(), m.values.data())).call<void>("set", numbers);
+    } else {
+        m.values = mha::config_reader::mask_values(values_field, m.form, JsValue(values));
+    }
+    return m;
+}
+
 std::vector<std::string> weight_names(const val& weights) {
     const JsValue value(weights);
     if (value.kind() != mha::ValueKind::object) mha::config_reader::wrong_type("weights", "term.wanted.weights", value);

@@ -34,6 +34,7 @@ std::size_t KeyMask::first_masked(std::size_t b, std::size_t i) const {
 
 bool KeyMask::masks_a_key() const {
     if (causal && Tk > 1) return true;
+    if (general()) return true;  // attnMask and keyPaddingMask change the scores they touch
     return std::any_of(key_lengths.begin(), key_lengths.end(), [&](std::int64_t n) { return static_cast<std::size_t>(n) < Tk; });
 }
 
@@ -53,6 +54,22 @@ void mask_block(const HeadMask& mask, std::size_t r0, std::size_t rows, std::siz
         const std::size_t visible = mask.visible(r0 + r);
         const std::size_t from = visible > c0 ? std::min(visible - c0, cols) : 0;
         if (from < source_end) std::fill(S + r * ld_s + from, S + r * ld_s + source_end, minus_inf);
+    }
+    if (!mask.mask.general()) return;
+    // attnMask and keyPaddingMask, added (−∞ hides a key; −∞ plus anything finite stays −∞).
+    const KeyMask& m = mask.mask;
+    for (std::size_t r = 0; r < rows; ++r) {
+        float* const row = S + r * ld_s;
+        if (!m.added.empty()) {
+            const float* const added = m.added.data() + static_cast<std::ptrdiff_t>(mask.batch) * m.stride_b +
+                                       static_cast<std::ptrdiff_t>(mask.head) * m.stride_h +
+                                       static_cast<std::ptrdiff_t>(mask.first_query + r0 + r) * m.stride_q;
+            for (std::size_t c = 0; c < source_end; ++c) row[c] += added[static_cast<std::ptrdiff_t>(c0 + c) * m.stride_k];
+        }
+        if (!m.padding.empty()) {
+            const float* const padding = m.padding.data() + mask.batch * m.Tk + c0;
+            for (std::size_t c = 0; c < source_end; ++c) row[c] += padding[c];
+        }
     }
 }
 

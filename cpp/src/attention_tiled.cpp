@@ -78,7 +78,7 @@ void attend_tiled(const Dims& d, const KeyMask& mask, Projections in, float* con
             // Head h of batch row b, as attend() reads it; tile (i, j) reads rows i·Bq … of it and
             // keys j·Bk … of K and V in place.
             const HeadInput head = head_input(d, in, b, h);
-            const HeadMask head_mask{mask, b, 0};
+            const HeadMask head_mask{mask, b, 0, h};
             float *const tile_scores = kept.scores.at(b, h), *const tile_max = kept.row_max.at(b, h),
                          *const tile_correction = kept.correction.at(b, h), *const tile_probs = kept.probs.at(b, h),
                          *const tile_sum = kept.row_sum.at(b, h), *const tile_output = kept.output.at(b, h),
@@ -91,7 +91,7 @@ void attend_tiled(const Dims& d, const KeyMask& mask, Projections in, float* con
                 std::fill(O.begin(), O.end(), 0.0f);
                 // No row of the block looks at a key from `unseen` on (the last row sees the most);
                 // every row looks at the keys before `seen_by_all` (the first row sees the fewest).
-                const std::size_t unseen = head_mask.reach(r0 + rows - 1), seen_by_all = head_mask.visible(r0);
+                const std::size_t unseen = head_mask.reach(r0 + rows - 1), seen_by_all = head_mask.clear(r0);
 
                 for (std::size_t j = 0; j < Nk; ++j) {
                     const std::size_t c0 = j * Bk, cols = std::min(Bk, Tk - c0);

@@ -30,6 +30,15 @@ const char* algorithm_name(Algorithm algorithm) {
 
 Dims checked_sizes(const Config& c);
 
+const char* mask_form_name(MaskInput::Form form) {
+    switch (form) {
+        case MaskInput::Form::masked: return "masked";
+        case MaskInput::Form::attend: return "attend";
+        case MaskInput::Form::add: return "add";
+    }
+    return "masked";
+}
+
 namespace {
 
 // Each size alone; the memory cap limits their products.
@@ -208,6 +217,9 @@ MHA_SMALL void check_algorithm(const Config& c, const Dims& d) {
         // A decoding step's cache holds the tokens so far; the learned key every query sees would
         // sit after a cache that keeps growing.
         if (d.appended) throw MhaError("addBiasKv", "bad_value.incremental_bias_kv", {});
+        if (c.attn_mask || c.key_padding_mask)
+            throw MhaError(c.attn_mask ? "attnMask" : "keyPaddingMask", "bad_value.incremental_attn_mask",
+                           {{"field", c.attn_mask ? "attnMask" : "keyPaddingMask"}});
         if (B * H * T > max_tiles)
             throw MhaError(d.B > d.T ? "B" : "T", "bad_size.decode_rows",
                            {{"B", str(d.B)}, {"H", str(d.H)}, {"T", str(d.T)}, {"count", count_text(B * H * T)}, {"max", count_text(max_tiles)}});
@@ -345,7 +357,13 @@ void check_magnitudes(const Config& c, const Dims& d, const Peaks& peaks) {
 
     const double C = static_cast<double>(d.C), D = static_cast<double>(d.D);
     const double q = C * X * Wq + bq, k = std::max(C * S * Wk + bk, bias_k), v = std::max(C * S * Wv + bv, bias_v);
-    const double scores = D * q * k, output = C * v * Wo + bo;
+    // A float mask's finite values are added to the scaled scores.
+    double added = 0;
+    for (const auto* m : {c.attn_mask ? &*c.attn_mask : nullptr, c.key_padding_mask ? &*c.key_padding_mask : nullptr})
+        if (m && m->form == MaskInput::Form::add)
+            for (const float v : m->values)
+                if (std::isfinite(v)) added = std::max(added, static_cast<double>(std::fabs(v)));
+    const double scores = D * q * k + 2 * added, output = C * v * Wo + bo;
     // The backward pass's sums, bounded the same way (backward.cpp): dO = dY·Woᵀ, dA = dO·Vᵀ,
     // dS ≤ 2·|dA| (weights ≤ 1), dQ = dS·K, dK = dSᵀ·Q and dV = Aᵀ·dO (summed over a group),
     // dX from all three, and each weight's gradient summed over every token.
@@ -422,6 +440,9 @@ MemoryNeed memory_need(const Dims& d, const Config& c, const RunOptions& options
     const bool recording = options.only || c.snapshots != Snapshots::none;
     MemoryNeed m;
     m.inputs = f * (B * T * C + (d.cross ? B * Tk * C : 0));
+    // The masks as given, and as values added to the scores (one copy each).
+    for (const auto* mask : {c.attn_mask ? &*c.attn_mask : nullptr, c.key_padding_mask ? &*c.key_padding_mask : nullptr})
+        if (mask) m.inputs += 2 * f * static_cast<double>(mask->values.size());
     m.weights = f * (C * HD + 2 * C * KD + C * C + (c.bias ? HD + 2 * KD + C : 0) + (d.appended ? 2 * KD : 0));
     switch (d.algorithm) {
         case Algorithm::naive:
@@ -502,6 +523,59 @@ void check_tensor_length(std::string_view name, std::uint64_t count, const Dims&
                     {"formula", formula}, {"expected", str(expected)}});
 }
 
+namespace {
+
+std::string shape_list(const std::vector<std::int64_t>& shape) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + str(shape[i]);
+    return text + "]";
+}
+
+// attnMask broadcasts to [B, H, Tq, Tk] as PyTorch broadcasts it: right-aligned, each extent 1 or
+// the full one, and a rank-3 mask's first axis B·H (nn.MultiheadAttention's per-head form) or
+// 1 or H (scaled_dot_product_attention's broadcast). keyPaddingMask is [B, Tk].
+MHA_SMALL void check_mask_shape(const char* field, const MaskInput& m, const Dims& d) {
+    const auto B = static_cast<std::int64_t>(d.B), H = static_cast<std::int64_t>(d.H), Tq = static_cast<std::int64_t>(d.T),
+               Tk = static_cast<std::int64_t>(d.Tk);
+    for (const std::int64_t extent : m.shape) check_size(field, extent);
+    const std::string full = shape_list({B, H, Tq, Tk});
+    if (std::string_view(field) == "keyPaddingMask") {
+        if (!m.shape.empty() && m.shape != std::vector<std::int64_t>{B, Tk})
+            throw MhaError(field, "bad_mask.padding_shape", {{"shape", shape_list(m.shape)}, {"expected", shape_list({B, Tk})}});
+        return;
+    }
+    const std::size_t rank = m.shape.size();
+    auto fits = [](std::int64_t extent, std::int64_t size) { return extent == 1 || extent == size; };
+    bool ok = rank >= 2 && rank <= 4 && fits(m.shape[rank - 1], Tk) && fits(m.shape[rank - 2], Tq);
+    if (ok && rank == 3) ok = m.shape[0] == 1 || m.shape[0] == H || m.shape[0] == B * H;
+    if (ok && rank == 4) ok = fits(m.shape[0], B) && fits(m.shape[1], H);
+    if (!ok)
+        throw MhaError(field, rank < 2 || rank > 4 ? "bad_mask.rank" : "bad_mask.shape",
+                       {{"shape", shape_list(m.shape)}, {"full", full}, {"BH", str(B * H)}});
+}
+
+// A mask's values, once they are in: as many as its shape holds; booleans 0 or 1; a float mask
+// may hold −∞ (a hidden key), not NaN or +∞.
+void check_mask_values(const char* field, const MaskInput& m, const Dims& d) {
+    std::uint64_t expected = 1;
+    if (m.shape.empty()) expected = static_cast<std::uint64_t>(d.B) * d.Tk;
+    for (const std::int64_t extent : m.shape) expected *= static_cast<std::uint64_t>(extent);
+    const std::string values = std::string(field) + "." + mask_form_name(m.form);
+    if (m.values.size() != expected)
+        throw MhaError(values, "bad_mask.length",
+                       {{"field", values}, {"count", str(m.values.size())}, {"shape", m.shape.empty() ? shape_list({static_cast<std::int64_t>(d.B), static_cast<std::int64_t>(d.Tk)}) : shape_list(m.shape)},
+                        {"expected", str(expected)}});
+    for (std::size_t i = 0; i < m.values.size(); ++i) {
+        const float v = m.values[i];
+        const bool bad = m.form == MaskInput::Form::add ? (std::isnan(v) || v == std::numeric_limits<float>::infinity()) : !(v == 0.0f || v == 1.0f);
+        if (bad)
+            throw MhaError(values, m.form == MaskInput::Form::add ? "bad_mask.add_value" : "bad_mask.bool_value",
+                           {{"field", values + "[" + str(i) + "]"}, {"value", std::isnan(v) ? "NaN" : std::isinf(v) ? "Infinity" : sci(v)}});
+    }
+}
+
+}  // namespace
+
 // Sizes, divisibility, padding lengths and block sizes: the checks that hold whatever the memory.
 MHA_SMALL Dims checked_sizes(const Config& c) {
     check_size("B", c.B);
@@ -536,6 +610,8 @@ MHA_SMALL Dims checked_sizes(const Config& c) {
             if (lengths[b] < 0 || lengths[b] > static_cast<std::int64_t>(d.Tk))
                 throw MhaError("keyLengths", "bad_key_lengths.range", {{"b", str(b)}, {"value", str(lengths[b])}, {"Tk", str(d.Tk)}});
     }
+    if (c.attn_mask) check_mask_shape("attnMask", *c.attn_mask, d);
+    if (c.key_padding_mask) check_mask_shape("keyPaddingMask", *c.key_padding_mask, d);
     set_blocks(c, d);
     return d;
 }
@@ -567,6 +643,8 @@ Dims validate(const Config& c, const RunOptions& options) {
         check_tensor_length("dOutput", c.d_output->size(), d);
         check_values("dOutput", *c.d_output, peaks);
     }
+    if (c.attn_mask) check_mask_values("attnMask", *c.attn_mask, d);
+    if (c.key_padding_mask) check_mask_values("keyPaddingMask", *c.key_padding_mask, d);
     check_magnitudes(c, d, peaks);
     return d;
 }

@@ -50,6 +50,11 @@ Trace start_trace(const Config& config, const Dims& d, Weights&& weights) {
     trace.bias = config.bias;
     trace.mask = config.mask;
     if (config.key_lengths) trace.key_lengths = *config.key_lengths;
+    if (config.attn_mask) {
+        trace.attn_mask_form = static_cast<double>(config.attn_mask->form);
+        trace.attn_mask_shape = config.attn_mask->shape;
+    }
+    if (config.key_padding_mask) trace.key_padding_mask_form = static_cast<double>(config.key_padding_mask->form);
     trace.weights = std::move(weights);
     trace.parameter_count = parameter_count(d, config.bias);
     trace.kv_cache_bytes_per_token = kv_cache_bytes_per_token(d);

@@ -49,9 +49,9 @@ std::string refusal(const nlohmann::json& config) {
 
 }  // namespace
 
-TEST_CASE("add_bias_kv: the learned key and value appended as PyTorch appends them, naive and tiled") {
+TEST_CASE("add_bias_kv and PyTorch's masks, as nn.MultiheadAttention computes them, naive and tiled") {
     const auto fixtures = option_fixtures();
-    REQUIRE(fixtures.size() >= 3);
+    REQUIRE(fixtures.size() >= 11);
     for (const auto& fixture : fixtures) {
         const std::string name = fixture.at("name");
         for (const char* algorithm : {"naive", "tiled"}) {
@@ -76,6 +76,11 @@ TEST_CASE("add_bias_kv: the learned key and value appended as PyTorch appends th
             } else {
                 CHECK(trace.step("tile_probs").shape.back() == keys);
             }
+            CHECK(trace.warnings.empty());
+            if (!config.value("addBiasKv", false)) {
+                CHECK(trace.step("k_t").shape[3] == Tk);
+                continue;
+            }
             // The steps say where the key came in: K and its heads are the source's Tk long, the
             // appended heads and everything after them one longer, their axis named Tk+1.
             CHECK(trace.step("k_heads").shape[2] == Tk);
@@ -91,16 +96,15 @@ TEST_CASE("add_bias_kv: the learned key and value appended as PyTorch appends th
                 for (std::size_t h = 0; h < H; ++h)
                     for (std::size_t e = 0; e < D; ++e)
                         CHECK(appended.data[((b * H + h) * keys + Tk) * D + e] == bias_k[h * D + e]);
-            // The row with keyLengths 0 sees the learned key only: no query is fully masked.
-            CHECK(trace.warnings.empty());
         }
     }
 }
 
 TEST_CASE("add_bias_kv: what the engine does not compute with it is refused by name") {
     const auto fixtures = option_fixtures();
-    REQUIRE(!fixtures.empty());
-    const nlohmann::json base = fixtures.front().at("config");
+    const auto bias_kv = std::find_if(fixtures.begin(), fixtures.end(), [](const nlohmann::json& f) { return f.at("name") == "bias_kv"; });
+    REQUIRE(bias_kv != fixtures.end());
+    const nlohmann::json base = bias_kv->at("config");
 
     nlohmann::json incremental = base;
     incremental["algorithm"] = "incremental";
@@ -147,4 +151,41 @@ TEST_CASE("a PyTorch argument name as a config key says what the engine calls it
     CHECK(message(R"({"B": 1, "T": 2, "C": 4, "H": 2, "batch_first": false})").find("always batch first") != std::string::npos);
     CHECK(message(R"({"B": 1, "T": 2, "C": 4, "H": 2, "add_zero_attn": true})").find("not computed by the engine yet") != std::string::npos);
     CHECK(message(R"({"B": 1, "T": 2, "C": 4, "H": 2, "key_lengths": [2]})").find("did you mean \"keyLengths\"") != std::string::npos);
+}
+
+TEST_CASE("attnMask and keyPaddingMask: shapes that do not broadcast and values that are not masks are refused by name") {
+    const nlohmann::json base = nlohmann::json::parse(R"({"B": 2, "T": 3, "C": 4, "H": 2})");
+    auto with = [&](const char* key, const char* mask) {
+        nlohmann::json config = base;
+        config[key] = nlohmann::json::parse(mask);
+        return refusal(config);
+    };
+    CHECK(with("attnMask", R"({"shape": [3, 3], "masked": [false, true, true, false, false, true, false, false, false]})") == "ran");
+    CHECK(with("attnMask", R"({"shape": [3, 2], "add": [0, 0, 0, 0, 0, 0]})") == "attnMask bad_mask.shape");
+    CHECK(with("attnMask", R"({"shape": [3, 3, 3], "add": []})") == "attnMask bad_mask.shape");  // B·H = 4, H = 2
+    CHECK(with("attnMask", R"({"shape": [3], "add": [0, 0, 0]})") == "attnMask bad_mask.rank");
+    CHECK(with("attnMask", R"({"shape": [1, 3], "add": [0, 0]})") == "attnMask.add bad_mask.length");
+    CHECK(with("attnMask", R"({"shape": [1, 3], "masked": [0, 2, 0]})") == "attnMask.masked bad_mask.bool_value");
+    CHECK(with("attnMask", R"({"shape": [1, 3], "add": [0, "-Infinity", 1.5]})") == "ran");
+    CHECK(with("attnMask", R"({"shape": [1, 3], "masked": [0, 1, 0], "add": [0, 0, 0]})") == "attnMask bad_mask.form");
+    CHECK(with("attnMask", R"({"shape": [1, 3], "hidden": [0, 1, 0]})") == "attnMask.hidden unknown_key.mask");
+    CHECK(with("keyPaddingMask", R"({"masked": [true, false, false, false, false, true]})") == "ran");
+    CHECK(with("keyPaddingMask", R"({"shape": [3, 2], "masked": [true, false, false, false, false, true]})") == "keyPaddingMask bad_mask.padding_shape");
+    nlohmann::json incremental = base;
+    incremental["algorithm"] = "incremental";
+    incremental["mask"] = "causal";
+    incremental["keyPaddingMask"] = nlohmann::json::parse(R"({"masked": [false, false, false, false, false, false]})");
+    CHECK(refusal(incremental) == "keyPaddingMask bad_value.incremental_attn_mask");
+}
+
+TEST_CASE("a fully masked query row under attnMask gets zero weights and a warning, naive and tiled alike") {
+    for (const char* algorithm : {"naive", "tiled"}) {
+        nlohmann::json config = nlohmann::json::parse(R"({"B": 1, "T": 2, "C": 4, "H": 2,
+            "attnMask": {"shape": [2, 2], "masked": [true, true, false, true]}})");
+        config["algorithm"] = algorithm;
+        const mha::Trace trace = mha::forward(mha::config_from_json(config.dump()));
+        REQUIRE(trace.warnings.size() == 1);
+        CHECK(trace.warnings[0].key == "warning.fully_masked");
+        for (std::size_t i = 0; i < 4; ++i) CHECK(trace.output[i] == trace.weights.bo[i]);  // zero context: the output is bo
+    }
 }

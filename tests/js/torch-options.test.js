@@ -35,14 +35,19 @@ const stateDict = (fixture, prefix = '') =>
 
 const refusedWith = (key) => (error) => error instanceof MhaError && error.key === key;
 
-test('there are PyTorch fixtures for add_bias_kv', () => {
-  assert.ok(fixtures.length >= 3);
-  assert.ok(fixtures.every((f) => f.torch.constructor.add_bias_kv));
+const biasKv = fixtures.filter((f) => f.torch.constructor.add_bias_kv);
+
+test('there are PyTorch fixtures for add_bias_kv and for every mask form', () => {
+  assert.ok(biasKv.length >= 4);
+  const forms = new Set(fixtures.flatMap((f) => [f.config.attnMask, f.config.keyPaddingMask].filter(Boolean).map((m) => Object.keys(m).find((k) => k !== 'shape'))));
+  assert.deepEqual([...forms].sort(), ['add', 'attend', 'masked']);
 });
 
-for (const fixture of fixtures) {
+for (const fixture of biasKv) {
   test(`${fixture.name}: fromTorch of the module's state dict runs as the module does`, () => {
-    const { weights: expectedWeights, ...sizes } = fixture.config;
+    const { weights: expectedWeights, attnMask, keyPaddingMask, ...sizes } = fixture.config;
+    if (attnMask) sizes.attnMask = jsMask(attnMask, false);
+    if (keyPaddingMask) sizes.keyPaddingMask = jsMask(keyPaddingMask, false);
     const weights = engine.fromTorch(stateDict(fixture));
     assert.deepEqual(Object.keys(weights).sort(), Object.keys(expectedWeights).sort());
     for (const [name, values] of Object.entries(expectedWeights)) assert.deepEqual(Array.from(weights[name]), values, name);
@@ -65,7 +70,7 @@ for (const fixture of fixtures) {
 }
 
 test('fromTorch reads a state dict under any one module path, or the one prefix names', () => {
-  const fixture = fixtures[0];
+  const fixture = biasKv[0];
   const plain = engine.fromTorch(stateDict(fixture));
   assert.deepEqual(engine.fromTorch(stateDict(fixture, 'self_attn.')), plain);
   const two = { ...stateDict(fixture, 'layers.0.self_attn.'), ...stateDict(fixture, 'layers.1.self_attn.') };
@@ -75,7 +80,7 @@ test('fromTorch reads a state dict under any one module path, or the one prefix 
 });
 
 test('fromTorch refuses by name every key it does not use', () => {
-  const dict = stateDict(fixtures[0], 'self_attn.');
+  const dict = stateDict(biasKv[0], 'self_attn.');
   assert.throws(() => engine.fromTorch({ ...dict, 'linear1.weight': [[1]] }), (e) => refusedWith('torch.unknown_key')(e) && e.message.includes('linear1.weight'));
   assert.throws(() => engine.fromTorch({ 'q_proj.weight': [[1]], 'o_proj.weight': [[1]] }), refusedWith('torch.linear_names'));
   // kdim ≠ embed_dim: its own q/k/v weights, k_proj_weight [C, kdim].
@@ -88,14 +93,14 @@ test('fromTorch refuses by name every key it does not use', () => {
 });
 
 test('fromTorch reads the kdim/vdim layout when its weights are [C, C]', () => {
-  const { torch } = fixtures[0];
+  const { torch } = biasKv[0];
   const inProj = torch.state_dict.in_proj_weight.data;
-  const C = fixtures[0].config.C;
+  const C = biasKv[0].config.C;
   const rows = (i) => inProj.slice(i * C * C, (i + 1) * C * C);
-  const dict = stateDict(fixtures[0]);
+  const dict = stateDict(biasKv[0]);
   delete dict.in_proj_weight;
   const separate = engine.fromTorch({ ...dict, q_proj_weight: rows(0), k_proj_weight: rows(1), v_proj_weight: rows(2) });
-  assert.deepEqual(separate, engine.fromTorch(stateDict(fixtures[0])));
+  assert.deepEqual(separate, engine.fromTorch(stateDict(biasKv[0])));
 });
 
 test('fromLinear reads Llama\'s o_proj as out_proj, under a module path, and points packed names to fromTorch', () => {
@@ -111,7 +116,7 @@ test('fromLinear reads Llama\'s o_proj as out_proj, under a module path, and poi
 });
 
 test('the page\'s paste box keeps bias_k and bias_v, and refuses the attention module\'s unknown keys by name', () => {
-  const fixture = fixtures[0];
+  const fixture = biasKv[0];
   const pasted = readStateDict({ ...stateDict(fixture, 'self_attn.'), 'linear1.weight': [[0]] });
   assert.equal(pasted.kind, 'torch');
   assert.ok(pasted.params.bias_k && pasted.params.bias_v);
@@ -123,7 +128,7 @@ test('the page\'s paste box keeps bias_k and bias_v, and refuses the attention m
 });
 
 test('a config\'s addBiasKv says what the weights must hold', () => {
-  const fixture = fixtures[0];
+  const fixture = biasKv[0];
   const { weights, ...sizes } = fixture.config;
   assert.throws(() => engine.run({ ...sizes, addBiasKv: false, weights }), refusedWith('bad_value.bias_kv_given'));
   const { bias_v: _, ...half } = weights;
@@ -132,4 +137,42 @@ test('a config\'s addBiasKv says what the weights must hold', () => {
   const seeded = engine.run({ B: 1, T: 3, C: 8, H: 2, addBiasKv: true });
   assert.deepEqual(seeded.step('weights').shape, [1, 2, 3, 4]);
   assert.equal(seeded.weights.bias_k.length, 8);
+});
+
+const maskFixtures = fixtures.filter((f) => f.config.attnMask || f.config.keyPaddingMask);
+
+// A fixture's mask values as a JS caller holds them: −∞ as -Infinity, booleans as booleans, or
+// as a typed array.
+function jsMask(mask, typed) {
+  const form = ['masked', 'attend', 'add'].find((f) => f in mask);
+  const values = mask[form].map((v) => (v === '-Infinity' ? -Infinity : v));
+  return { ...(mask.shape ? { shape: mask.shape } : {}), [form]: typed ? (form === 'add' ? Float32Array.from(values) : Uint8Array.from(values, Number)) : values };
+}
+
+for (const fixture of maskFixtures) {
+  test(`${fixture.name}: PyTorch's masks through the JS API, naive and tiled, as Arrays and as typed arrays`, () => {
+    const { attnMask, keyPaddingMask, ...rest } = fixture.config;
+    for (const typed of [false, true]) {
+      const masks = { ...(attnMask ? { attnMask: jsMask(attnMask, typed) } : {}), ...(keyPaddingMask ? { keyPaddingMask: jsMask(keyPaddingMask, typed) } : {}) };
+      for (const algorithm of ['naive', 'tiled']) {
+        const run = engine.run({ ...rest, ...masks, algorithm });
+        assertClose(assert, run.output, fixture.expected.output.data, 1e-5, `${fixture.name} ${algorithm} output`);
+        if (algorithm === 'naive') assertClose(assert, run.step('weights').data, fixture.expected.weights.data, 1e-5, `${fixture.name} weights`);
+        assert.deepEqual(run.warnings, []);
+        if (attnMask) assert.match(run.step(algorithm === 'naive' ? 'masked' : 'tile_scores').shapeFormula ?? '', algorithm === 'naive' ? new RegExp(`attnMask \\(\\w+\\) \\[${attnMask.shape.join(',')}\\]`) : /./);
+      }
+    }
+  });
+}
+
+test('attnMask: the lengths and values a mask must have, by name', () => {
+  const base = { B: 2, T: 3, C: 4, H: 2 };
+  assert.throws(() => engine.run({ ...base, attnMask: { shape: [3, 2], add: new Float32Array(6) } }), refusedWith('bad_mask.shape'));
+  assert.throws(() => engine.run({ ...base, attnMask: { shape: [3, 3], masked: [true, false] } }), refusedWith('bad_mask.length'));
+  assert.throws(() => engine.run({ ...base, attnMask: { shape: [1, 3], add: [0, NaN, 0] } }), (e) => e.field === 'attnMask.add' || /NaN/.test(e.message));
+  assert.throws(() => engine.run({ ...base, attnMask: { shape: [1, 3], masked: [0, 1, 0], attend: [1, 0, 1] } }), refusedWith('bad_mask.form'));
+  assert.throws(() => engine.run({ ...base, keyPaddingMask: { masked: ['yes', false, false, false, false, false] } }), (e) => e.field === 'keyPaddingMask.masked');
+  const lazy = engine.run({ ...base, attnMask: { shape: [3, 3], attend: [true, false, false, true, true, false, true, true, true] }, snapshots: 'lazy' });
+  const full = engine.run({ ...base, attnMask: { shape: [3, 3], attend: [true, false, false, true, true, false, true, true, true] } });
+  assert.deepEqual(Array.from(lazy.step('weights').data), Array.from(full.step('weights').data));
 });

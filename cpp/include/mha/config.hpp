@@ -53,6 +53,24 @@ struct Weights {
     std::vector<float> bias_v;  ///< [Hkv·D]
 };
 
+/// A mask as PyTorch takes one (nn.MultiheadAttention's attn_mask and key_padding_mask,
+/// scaled_dot_product_attention's attn_mask), under the name of its convention: `masked`
+/// booleans (nn.MultiheadAttention: true = the key is hidden), `attend` booleans
+/// (scaled_dot_product_attention: true = the query may look), or `add`, a float mask added to the
+/// scaled scores (−∞ hides a key, any other value biases it, as ALiBi does).
+struct MaskInput {
+    enum class Form { masked, attend, add };
+    Form form = Form::masked;
+    /// As given. attnMask: a shape that broadcasts to [B, H, Tq, Tk] — [Tq, Tk], [B·H, Tq, Tk]
+    /// (nn.MultiheadAttention's per-head form), [H, Tq, Tk], [B, 1, Tq, Tk], [B, H, Tq, Tk], each
+    /// extent 1 or the full one. keyPaddingMask: [B, Tk] (empty: that).
+    std::vector<std::int64_t> shape;
+    std::vector<float> values;  ///< row-major; 0 or 1 for masked and attend
+};
+
+/// "masked", "attend", "add"
+const char* mask_form_name(MaskInput::Form form);
+
 /// The parameter tensors by name, in the order of Weights: {"Wq", &Weights::Wq}, ...
 /// `is_bias`: there exactly when the config's `bias` is; `appended`: there exactly when the run
 /// appends a learned key and value (addBiasKv).
@@ -84,6 +102,8 @@ struct Config {
     std::uint32_t seed = 0;
     MaskKind mask = MaskKind::none;
     std::optional<std::vector<std::int64_t>> key_lengths;  ///< padding mask: B valid key lengths
+    std::optional<MaskInput> attn_mask;         ///< attnMask, with the causal mask and keyLengths
+    std::optional<MaskInput> key_padding_mask;  ///< keyPaddingMask [B, Tk], any pattern
     std::optional<std::vector<float>> x;   ///< [B, T, C]; default: seeded
     std::optional<std::vector<float>> kv;  ///< [B, Tk, C] source of K and V; default: x
     std::optional<Weights> weights;        ///< default: seeded

@@ -22,6 +22,7 @@
 #include <cctype>
 #include <cfloat>
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,6 +38,7 @@ enum class ValueKind { null, missing, boolean, number, string, array, object, ot
 namespace config_reader {
 
 inline const char* const known_keys[] = {"B", "T", "Tk", "C", "H", "Hkv", "bias", "addBiasKv", "seed", "mask", "keyLengths",
+                                         "attnMask", "keyPaddingMask",
                                          "x", "kv", "weights", "memoryCap", "snapshots", "dOutput",
                                          "algorithm", "blockQ", "blockK"};
 
@@ -159,6 +161,68 @@ inline const TorchName* torch_name(const std::string& key) {
     return nullptr;
 }
 
+// True if the object has `key` with a value other than null.
+template <class V>
+bool given(const V& object, const char* key) {
+    return object.has(key) && object.get(key).kind() != ValueKind::null;
+}
+
+// A mask's values: booleans or 0/1 for `masked` and `attend`, numbers (−∞ allowed) for `add`.
+template <class V>
+std::vector<float> mask_values(const std::string& field, MaskInput::Form form, const V& value) {
+    if (value.kind() != ValueKind::array) wrong_type(field, "term.wanted.mask_values", value);
+    std::vector<float> values;
+    values.reserve(value.size());
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        const V element = value.at(i);
+        const std::string where = field + "[" + std::to_string(i) + "]";
+        if (element.kind() == ValueKind::missing) throw MhaError(field, "missing.hole", {{"field", where}});
+        if (form != MaskInput::Form::add && element.kind() == ValueKind::boolean) {
+            values.push_back(element.boolean() ? 1.0f : 0.0f);
+        } else if (element.kind() == ValueKind::number) {
+            const double number = element.number();
+            if (std::fabs(number) > FLT_MAX) throw MhaError(field, "non_finite.range", {{"field", where}, {"value", element.text()}});
+            values.push_back(static_cast<float>(number));
+        } else if (const auto special = element.special_number(); special && *special == "-Infinity" && form == MaskInput::Form::add) {
+            values.push_back(-std::numeric_limits<float>::infinity());
+        } else if (form == MaskInput::Form::add && element.kind() == ValueKind::string &&
+                   (element.string() == "-Infinity" || element.string() == "-inf")) {
+            values.push_back(-std::numeric_limits<float>::infinity());  // JSON has no −∞: written as text
+        } else {
+            Params params{{"field", where}, {"wanted", form == MaskInput::Form::add ? "term.wanted.mask_add" : "term.wanted.mask_bool"}};
+            for (auto& param : described(element)) params.push_back(std::move(param));
+            throw MhaError(field, "bad_type.value", std::move(params));
+        }
+    }
+    return values;
+}
+
+// attnMask or keyPaddingMask: {shape, masked | attend | add}. With `with_values` false the
+// values are left for the caller (the bindings copy a typed array in at once).
+template <class V>
+MaskInput parse_mask(const std::string& field, const V& value, bool with_values = true) {
+    if (value.kind() != ValueKind::object) wrong_type(field, "term.wanted.mask", value);
+    MaskInput mask;
+    int forms = 0;
+    for (const std::string& key : value.keys()) {
+        if (key == "shape") continue;
+        if (key == "masked") mask.form = MaskInput::Form::masked;
+        else if (key == "attend") mask.form = MaskInput::Form::attend;
+        else if (key == "add") mask.form = MaskInput::Form::add;
+        else throw MhaError(field + "." + key, "unknown_key.mask", {{"field", field}, {"key", key}});
+        ++forms;
+    }
+    if (forms != 1) throw MhaError(field, "bad_mask.form", {{"field", field}});
+    if (given(value, "shape")) {
+        const V shape = value.get("shape");
+        if (shape.kind() != ValueKind::array) wrong_type(field + ".shape", "term.wanted.mask_shape", shape);
+        for (std::size_t i = 0; i < shape.size(); ++i)
+            mask.shape.push_back(whole_number(field + ".shape[" + std::to_string(i) + "]", shape.at(i), "term.wanted.whole_min_1", field));
+    }
+    if (with_values) mask.values = mask_values(field + "." + mask_form_name(mask.form), mask.form, value.get(mask_form_name(mask.form)));
+    return mask;
+}
+
 template <class V>
 Weights parse_weights(const V& value) {
     if (value.kind() != ValueKind::object) wrong_type("weights", "term.wanted.weights", value);
@@ -171,12 +235,6 @@ Weights parse_weights(const V& value) {
         w.*field->member = float_array("weights." + key, value.get(field->name));
     }
     return w;
-}
-
-// True if the object has `key` with a value other than null.
-template <class V>
-bool given(const V& object, const char* key) {
-    return object.has(key) && object.get(key).kind() != ValueKind::null;
 }
 
 }  // namespace config_reader
@@ -254,6 +312,8 @@ Config read_config(const V& root) {
             values.push_back(whole_number("keyLengths[" + std::to_string(b) + "]", lengths.at(b), "term.wanted.whole_min_0"));
         c.key_lengths = std::move(values);
     }
+    if (given(root, "attnMask")) c.attn_mask = parse_mask("attnMask", root.get("attnMask"));
+    if (given(root, "keyPaddingMask")) c.key_padding_mask = parse_mask("keyPaddingMask", root.get("keyPaddingMask"));
     if (root.has("memoryCap")) {
         const std::int64_t cap = whole_number("memoryCap", root.get("memoryCap"), "term.wanted.bytes");
         if (cap < 1) throw MhaError("memoryCap", "bad_value.memory_cap", {});

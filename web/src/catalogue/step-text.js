@@ -116,9 +116,18 @@ export function axisName(symbol, s) {
   return symbol;
 }
 
-// The mask's own shape, broadcast over the scores: causal [Tq, Tk], padding [B, 1, 1, Tk].
+// The mask's own shape, broadcast over the scores: causal [Tq, Tk], padding [B, 1, 1, Tk];
+// attnMask as given, keyPaddingMask [B, 1, 1, Tk].
 function maskOperand(s) {
   const causal = s.mask === 'causal';
+  if (s.attnMask || s.keyPaddingMask) {
+    const parts = [];
+    if (causal) parts.push('causal mask [Tq,Tk]');
+    if (padded(s)) parts.push('keyLengths [B,1,1,Tk]');
+    if (s.attnMask) parts.push(`attnMask (${s.attnMask.form}) [${s.attnMask.shape.join(',')}]`);
+    if (s.keyPaddingMask) parts.push(`keyPaddingMask (${s.keyPaddingMask.form}) [B,1,1,Tk]`);
+    return ` + ${parts.join(' + ')}`;
+  }
   if (causal && padded(s)) return ' + causal and padding mask [B,1,Tq,Tk]';
   if (causal) return ' + causal mask [Tq,Tk]';
   return padded(s) ? ' + padding mask [B,1,1,Tk]' : ' with no mask';
@@ -126,7 +135,7 @@ function maskOperand(s) {
 
 // With a learned key appended (addBiasKv), the Tk of a step after the append counts it too.
 const shapeOfSymbols = (symbols, s, attended = false) =>
-  `[${symbols.split(',').map((symbol) => (symbol === 'Tk' && attended ? s.Tk + (s.appended ?? 0) : axisSize(symbol, s) ?? 0)).join(',')}]`;
+  `[${symbols.split(',').map((symbol) => (symbol === 'Tk' && attended ? s.Tk + (s.appended ?? 0) : axisSize(symbol, s) ?? (/^\d+$/.test(symbol) ? Number(symbol) : 0))).join(',')}]`;
 
 /** "[2,4,8] @ [8,8] + [8] → [2,4,8]": the shapes that go in and the step's own, for this run; just the shape for an input. */
 export function shapeFormulaOf(entry, summary) {

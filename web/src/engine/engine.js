@@ -23,7 +23,7 @@ import { linearTensors, torchTensors, TorchNameError } from './torch-names.js';
 
 export { MhaError, MhaLoadError, MhaWarning, Run, Step, Trainer };
 
-const TENSOR_KEYS = ['x', 'kv', 'weights', 'dOutput'];
+const TENSOR_KEYS = ['x', 'kv', 'weights', 'dOutput', 'attnMask', 'keyPaddingMask'];
 
 /**
  * The config as the engine reads it: its own enumerable keys, each read once (a getter cannot
@@ -56,6 +56,11 @@ function ownCopy(rest, tensors) {
   for (const key of Object.keys(rest)) ownRest[key] = copy(rest[key]);
   const ownTensors = {};
   for (const key of ['x', 'kv', 'dOutput']) if (tensors[key] != null) ownTensors[key] = copy(tensors[key]);
+  for (const key of ['attnMask', 'keyPaddingMask']) {
+    const mask = tensors[key];
+    if (mask == null || typeof mask !== 'object') ownTensors[key] = mask;
+    else ownTensors[key] = Object.fromEntries(Object.keys(mask).map((part) => [part, copy(mask[part])]));
+  }
   if (tensors.weights != null) {
     ownTensors.weights = Object.create(null);
     for (const key of Object.keys(tensors.weights)) ownTensors.weights[key] = copy(tensors.weights[key]);
