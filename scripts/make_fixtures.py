@@ -629,6 +629,30 @@ def plain_attention(c, state, x, source, hidden, added):
     return {"weights": weights, "output": context @ state["out_proj.weight"].t() + out_b}
 
 
+def mask_gradients(c, config, hidden, added, d_output):
+    """For a masked case without add_bias_kv: the gradient of L = Σ output ⊙ dOutput with respect to
+    x (and kv) and every engine-layout weight, by autograd in float64 from the fixture's own values."""
+    B, T, Tk, C, H = c["B"], c["T"], c["Tk"], c["C"], c["H"]
+    D = C // H
+    leaf = lambda values, shape: torch.tensor(values, dtype=torch.float64).reshape(shape).requires_grad_(True)
+    X = leaf(config["x"], (B, T, C))
+    S = leaf(config["kv"], (B, Tk, C)) if c["cross"] else X
+    shapes = {"Wq": (C, C), "Wk": (C, C), "Wv": (C, C), "Wo": (C, C), "bq": (C,), "bk": (C,), "bv": (C,), "bo": (C,)}
+    P = {n: leaf(v, shapes[n]) for n, v in config["weights"].items()}
+    bias = lambda n: P[n] if n in P else 0.0
+    heads = lambda m: m.reshape(B, -1, H, D).transpose(1, 2)
+    q, k, v = X @ P["Wq"] + bias("bq"), S @ P["Wk"] + bias("bk"), S @ P["Wv"] + bias("bv")
+    scores = (heads(q) @ heads(k).transpose(-2, -1) / math.sqrt(D) + added.double()).masked_fill(hidden, float("-inf"))
+    context = (torch.softmax(scores, dim=-1) @ heads(v)).transpose(1, 2).reshape(B, T, C)
+    output = context @ P["Wo"] + bias("bo")
+    (output * d_output.double()).sum().backward()
+    grads = {"x": X.grad}
+    if c["cross"]:
+        grads["kv"] = S.grad
+    grads.update({n: t.grad for n, t in P.items()})
+    return {n: {"shape": list(g.shape), "data": flat64(g)} for n, g in grads.items()}
+
+
 def write_option_fixture(c):
     torch.manual_seed(c["seed"])
     module = option_module(c)
@@ -659,6 +683,11 @@ def write_option_fixture(c):
     if c["cross"]:
         config["kv"] = flat(source)
     config["weights"] = {n: flat(t) for n, t in engine_weights(c, state).items()}
+    gradients = None
+    if not c["add_bias_kv"] and (c["attn"] is not None or c["padding"] is not None):
+        d_output = make_d_output(c)
+        gradients = {"dOutput": flat(d_output), "source": f"torch.autograd in float64 ({TORCH_LABEL})",
+                     "gradients": mask_gradients(c, config, hidden, added, d_output)}
     constructor = {"embed_dim": c["C"], "num_heads": c["H"], "bias": c["bias"],
                    "add_bias_kv": c["add_bias_kv"], "batch_first": True}
     document = {
@@ -672,6 +701,8 @@ def write_option_fixture(c):
                      "averaged": {"shape": list(averaged.shape), "data": flat(averaged)},
                      "output": {"shape": list(output.shape), "data": flat(output)}},
     }
+    if gradients is not None:
+        document["backward"] = gradients
     os.makedirs(OPTION_DIR, exist_ok=True)
     path = os.path.join(OPTION_DIR, c["name"] + ".json")
     with open(path, "w", encoding="utf-8") as f:

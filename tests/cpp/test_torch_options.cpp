@@ -189,3 +189,26 @@ TEST_CASE("a fully masked query row under attnMask gets zero weights and a warni
         for (std::size_t i = 0; i < 4; ++i) CHECK(trace.output[i] == trace.weights.bo[i]);  // zero context: the output is bo
     }
 }
+
+TEST_CASE("the backward pass through attnMask and keyPaddingMask matches autograd") {
+    std::size_t checked = 0;
+    for (const auto& fixture : option_fixtures()) {
+        if (!fixture.contains("backward")) continue;
+        const std::string name = fixture.at("name");
+        INFO("fixture " << name);
+        nlohmann::json config = fixture.at("config");
+        config["dOutput"] = fixture.at("backward").at("dOutput");
+        const mha::Trace trace = mha::forward(mha::config_from_json(config.dump()));
+        for (const auto& [grad_name, expected] : fixture.at("backward").at("gradients").items()) {
+            const std::vector<float>* actual = grad_name == "x" ? &trace.gradients.x : grad_name == "kv" ? &trace.gradients.kv : nullptr;
+            for (const mha::WeightField& f : mha::weight_fields)
+                if (grad_name == f.name) actual = &(trace.gradients.weights.*f.member);
+            REQUIRE(actual != nullptr);
+            const auto diff = ref::compare(*actual, expected.at("data").get<std::vector<float>>(), 1e-5);
+            INFO(grad_name << ": max |diff| " << diff.max_abs << ", first index over 1e-5: " << diff.first_bad);
+            CHECK(diff.first_bad == -1);
+        }
+        ++checked;
+    }
+    CHECK(checked >= 7);
+}
