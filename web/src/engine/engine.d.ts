@@ -25,6 +25,16 @@ export interface Config {
    * steps after them have Tk+1 keys. Naive and tiled only, no backward yet.
    */
   addBiasKv?: boolean;
+  /**
+   * PyTorch's attn_mask, by its convention (MaskInput): `masked` (nn.MultiheadAttention: true =
+   * hidden), `attend` (scaled_dot_product_attention: true = may attend) or `add` (floats added to
+   * the scaled scores, −Infinity hides). `shape` broadcasts to [B, H, Tq, Tk]: [Tq, Tk],
+   * [B·H, Tq, Tk] (per head, as nn.MultiheadAttention takes it), [H, Tq, Tk], [B, 1, Tq, Tk],
+   * [B, H, Tq, Tk], each extent 1 or the full one. Combines with mask, keyLengths and addBiasKv.
+   */
+  attnMask?: MaskInput & { shape: number[] };
+  /** PyTorch's key_padding_mask [B, Tk], any pattern: `masked` (true = padding), `attend` or `add`. */
+  keyPaddingMask?: MaskInput;
   /** Seed of the generated x, kv and weights (0 … 2³²−1); default 0. */
   seed?: number;
   /** Default "none". A padding mask is set with keyLengths and combines with either. */
@@ -247,7 +257,21 @@ export interface Summary {
   tiles: TileCounts | null;
   /** Keys appended after the source's Tk (1 with addBiasKv, else 0): attention sees Tk + appended. */
   appended: number;
+  /** The run's attnMask: its convention and its shape as given; null without one. */
+  attnMask: { form: MaskForm; shape: readonly number[] } | null;
+  /** The run's keyPaddingMask ([B, Tk]): its convention; null without one. */
+  keyPaddingMask: { form: MaskForm } | null;
 }
+
+/** A mask's convention: masked (true hides a key, nn.MultiheadAttention), attend (true lets a query look, scaled_dot_product_attention), add (floats added to the scores, −∞ hides). */
+export type MaskForm = 'masked' | 'attend' | 'add';
+
+/** attnMask or keyPaddingMask: exactly one of masked, attend or add, row-major. */
+export type MaskInput = { shape?: number[] } & (
+  | { masked: Float32Array | Uint8Array | readonly (boolean | number)[] }
+  | { attend: Float32Array | Uint8Array | readonly (boolean | number)[] }
+  | { add: Float32Array | readonly number[] }
+);
 
 export class Run {
   readonly steps: Step[];
