@@ -464,13 +464,13 @@ OPTION_DIR = os.path.join(FIXTURE_DIR, "options")
 
 
 def option_case(name, description, seed, B, T, C, H, Tk=None, bias=True, add_bias_kv=False,
-                mask="none", keyLengths=None, attn=None, padding=None):
+                mask="none", keyLengths=None, attn=None, padding=None, add_zero_attn=False):
     """attn: (form, shape) of an attnMask, form "masked" | "attend" | "add" | "alibi"; padding:
     "holes" for a keyPaddingMask with holes and left padding."""
     return {"name": name, "description": description, "seed": seed, "B": B, "T": T,
             "Tk": T if Tk is None else Tk, "cross": Tk is not None, "C": C, "H": H, "bias": bias,
             "add_bias_kv": add_bias_kv, "mask": mask, "keyLengths": keyLengths, "attn": attn,
-            "padding": padding}
+            "padding": padding, "add_zero_attn": add_zero_attn}
 
 
 OPTION_CASES = [
@@ -495,6 +495,10 @@ OPTION_CASES = [
                 seed=216, B=2, T=5, C=8, H=2, attn=("attend", "B1TqTk")),
     option_case("alibi", "An ALiBi bias [1, H, Tq, Tk] (slope times distance) added to the scores, causal.",
                 seed=217, B=1, T=6, C=16, H=4, mask="causal", attn=("alibi", "1HTqTk")),
+    option_case("zero_attn", "add_zero_attn=True: a key and value of zeros appended, causal, one row with no source key.",
+                seed=219, B=2, T=4, C=8, H=2, add_zero_attn=True, mask="causal", keyLengths=[4, 0]),
+    option_case("bias_kv_zero_attn_masks", "add_bias_kv and add_zero_attn together (bias_k, then zeros), with both masks.",
+                seed=220, B=2, T=5, Tk=4, C=12, H=3, add_bias_kv=True, add_zero_attn=True, attn=("masked", "BHTqTk"), padding="holes"),
     option_case("bias_kv_masks", "add_bias_kv=True with a float attn_mask and a key_padding_mask: PyTorch pads both with a zero column.",
                 seed=218, B=2, T=4, C=8, H=2, add_bias_kv=True, attn=("add", "TqTk"), padding="holes"),
 ]
@@ -561,7 +565,7 @@ def make_masks(c):
         engine["attnMask"] = {"shape": shape, form: flat_values}
         c["torch_attn"] = (form, code, values)
     # Every query keeps a key it may see (PyTorch would give NaN; the engine zeros and a warning).
-    if c["add_bias_kv"]:
+    if c["add_bias_kv"] or c["add_zero_attn"]:
         return engine, hidden, added
     row_has_key = (~hidden & (added > float("-inf"))).any(dim=-1)
     assert row_has_key.all(), f"{c['name']}: a query row has every key masked"
@@ -570,7 +574,7 @@ def make_masks(c):
 
 def option_module(c):
     module = nn.MultiheadAttention(c["C"], c["H"], bias=c["bias"], add_bias_kv=c["add_bias_kv"],
-                                   batch_first=True)
+                                   add_zero_attn=c["add_zero_attn"], batch_first=True)
     with torch.no_grad():
         if c["bias"]:
             module.in_proj_bias.uniform_(-BIAS_RANGE, BIAS_RANGE)
@@ -676,6 +680,8 @@ def write_option_fixture(c):
               "mask": c["mask"]}
     if c["add_bias_kv"]:
         config["addBiasKv"] = True
+    if c["add_zero_attn"]:
+        config["addZeroAttn"] = True
     if c["keyLengths"] is not None:
         config["keyLengths"] = list(c["keyLengths"])
     config.update(masks)
@@ -684,12 +690,12 @@ def write_option_fixture(c):
         config["kv"] = flat(source)
     config["weights"] = {n: flat(t) for n, t in engine_weights(c, state).items()}
     gradients = None
-    if not c["add_bias_kv"] and (c["attn"] is not None or c["padding"] is not None):
+    if not c["add_bias_kv"] and not c["add_zero_attn"] and (c["attn"] is not None or c["padding"] is not None):
         d_output = make_d_output(c)
         gradients = {"dOutput": flat(d_output), "source": f"torch.autograd in float64 ({TORCH_LABEL})",
                      "gradients": mask_gradients(c, config, hidden, added, d_output)}
     constructor = {"embed_dim": c["C"], "num_heads": c["H"], "bias": c["bias"],
-                   "add_bias_kv": c["add_bias_kv"], "batch_first": True}
+                   "add_bias_kv": c["add_bias_kv"], "add_zero_attn": c["add_zero_attn"], "batch_first": True}
     document = {
         "name": c["name"],
         "description": c["description"],
@@ -746,6 +752,11 @@ def option_reference(document):
     if cfg.get("addBiasKv"):
         k = torch.cat([k, t("bias_k").reshape(1, 1, C).expand(B, 1, C)], dim=1)
         v = torch.cat([v, t("bias_v").reshape(1, 1, C).expand(B, 1, C)], dim=1)
+        mask = torch.cat([mask, torch.zeros(B, H, T, 1, dtype=torch.bool)], dim=3)
+        added = torch.cat([added, torch.zeros(B, H, T, 1)], dim=3)
+    if cfg.get("addZeroAttn"):
+        k = torch.cat([k, torch.zeros(B, 1, C)], dim=1)
+        v = torch.cat([v, torch.zeros(B, 1, C)], dim=1)
         mask = torch.cat([mask, torch.zeros(B, H, T, 1, dtype=torch.bool)], dim=3)
         added = torch.cat([added, torch.zeros(B, H, T, 1)], dim=3)
     heads = lambda m: m.reshape(B, -1, H, D).transpose(1, 2)

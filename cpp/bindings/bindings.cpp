@@ -67,7 +67,7 @@ val weights_to_js(const mha::Weights& w) {
 constexpr const char* summary_fields[] = {"B", "T", "Tk", "C", "H", "Hkv", "D", "bias", "causal", "cross", "parameterCount",
                                           "kvCacheBytesPerToken", "flops", "snapshotBytes", "algorithm", "blockQ", "blockK",
                                           "queryBlocks", "keyBlocks", "tilesTotal", "tilesComputed", "tilesSkipped", "appended",
-                                          "attnMaskForm", "keyPaddingMaskForm"};
+                                          "attnMaskForm", "keyPaddingMaskForm", "biasKv", "zeroAttn"};
 
 val owned_numbers(const std::vector<double>& numbers) {
     return val(emscripten::typed_memory_view(numbers.size(), numbers.data())).call<val>("slice");
@@ -81,7 +81,7 @@ val run_numbers(const mha::Trace& t) {
         double(t.mask == mha::MaskKind::causal), double(d.cross), double(t.parameter_count), double(t.kv_cache_bytes_per_token),
         t.flops, double(t.snapshot_bytes), double(static_cast<int>(d.algorithm)), tiled ? double(d.Bq) : 0, tiled ? double(d.Bk) : 0,
         tiled ? double(d.Nq()) : 0, tiled ? double(d.Nk()) : 0, double(t.tiles.total), double(t.tiles.computed), double(t.tiles.skipped),
-        double(d.appended), t.attn_mask_form, t.key_padding_mask_form};
+        double(d.appended), t.attn_mask_form, t.key_padding_mask_form, double(d.bias_kv), double(d.zero_attn)};
     numbers.push_back(static_cast<double>(t.key_lengths.size()));
     for (const std::int64_t length : t.key_lengths) numbers.push_back(static_cast<double>(length));
     numbers.push_back(static_cast<double>(t.tiles.skipped_per_head.size()));

@@ -216,7 +216,8 @@ MHA_SMALL void check_algorithm(const Config& c, const Dims& d) {
         if (c.mask != MaskKind::causal) throw MhaError("algorithm", "bad_value.incremental_mask", {});
         // A decoding step's cache holds the tokens so far; the learned key every query sees would
         // sit after a cache that keeps growing.
-        if (d.appended) throw MhaError("addBiasKv", "bad_value.incremental_bias_kv", {});
+        if (d.appended)
+            throw MhaError(d.bias_kv ? "addBiasKv" : "addZeroAttn", "bad_value.incremental_bias_kv", {{"field", d.bias_kv ? "addBiasKv" : "addZeroAttn"}});
         if (c.attn_mask || c.key_padding_mask)
             throw MhaError(c.attn_mask ? "attnMask" : "keyPaddingMask", "bad_value.incremental_attn_mask",
                            {{"field", c.attn_mask ? "attnMask" : "keyPaddingMask"}});
@@ -301,7 +302,7 @@ void check_weights(const Weights& w, const Dims& d, bool bias, Peaks& peaks) {
         const std::vector<float>& values = w.*f.member;
         const std::string field = std::string("weights.") + f.name;
         if (f.appended) {
-            if (!d.appended) {
+            if (!d.bias_kv) {
                 if (!values.empty()) throw MhaError(field, "bad_value.bias_kv_given", {{"field", field}});
                 continue;
             }
@@ -352,8 +353,8 @@ void check_magnitudes(const Config& c, const Dims& d, const Peaks& peaks) {
     const double bv = c.bias ? bound("weights.bv", w ? &w->bv : nullptr, seeded_w) : 0;
     const double bo = c.bias ? bound("weights.bo", w ? &w->bo : nullptr, seeded_w) : 0;
     // The appended key and value are rows of K and V of their own.
-    const double bias_k = d.appended ? bound("weights.bias_k", w ? &w->bias_k : nullptr, seeded_w) : 0;
-    const double bias_v = d.appended ? bound("weights.bias_v", w ? &w->bias_v : nullptr, seeded_w) : 0;
+    const double bias_k = d.bias_kv ? bound("weights.bias_k", w ? &w->bias_k : nullptr, seeded_w) : 0;
+    const double bias_v = d.bias_kv ? bound("weights.bias_v", w ? &w->bias_v : nullptr, seeded_w) : 0;
 
     const double C = static_cast<double>(d.C), D = static_cast<double>(d.D);
     const double q = C * X * Wq + bq, k = std::max(C * S * Wk + bk, bias_k), v = std::max(C * S * Wv + bv, bias_v);
@@ -443,7 +444,7 @@ MemoryNeed memory_need(const Dims& d, const Config& c, const RunOptions& options
     // The masks as given, and as values added to the scores (one copy each).
     for (const auto* mask : {c.attn_mask ? &*c.attn_mask : nullptr, c.key_padding_mask ? &*c.key_padding_mask : nullptr})
         if (mask) m.inputs += 2 * f * static_cast<double>(mask->values.size());
-    m.weights = f * (C * HD + 2 * C * KD + C * C + (c.bias ? HD + 2 * KD + C : 0) + (d.appended ? 2 * KD : 0));
+    m.weights = f * (C * HD + 2 * C * KD + C * C + (c.bias ? HD + 2 * KD + C : 0) + (d.bias_kv ? 2 * KD : 0));
     switch (d.algorithm) {
         case Algorithm::naive:
         case Algorithm::tiled:
@@ -491,6 +492,7 @@ MHA_SMALL MemoryNeed memory_need_of(const Config& c, Algorithm algorithm) {
     Config sizes;  // the sizes and options alone: no tensor is copied
     sizes.B = c.B; sizes.T = c.T; sizes.Tk = c.Tk; sizes.C = c.C; sizes.H = c.H; sizes.Hkv = c.Hkv;
     sizes.bias = c.bias; sizes.mask = c.mask; sizes.key_lengths = c.key_lengths; sizes.add_bias_kv = c.add_bias_kv;
+    sizes.add_zero_attn = c.add_zero_attn;
     if (c.weights && !c.weights->bias_k.empty() && !sizes.add_bias_kv) sizes.add_bias_kv = true;
     if (c.kv) sizes.kv.emplace();  // cross-attention, as the config is
     sizes.algorithm = algorithm;
@@ -600,7 +602,9 @@ MHA_SMALL Dims checked_sizes(const Config& c) {
     d.backward = c.d_output.has_value();
     d.algorithm = c.algorithm;
     // add_bias_kv: said, or implied by given weights that hold the learned key.
-    d.appended = c.add_bias_kv.value_or(c.weights && (!c.weights->bias_k.empty() || !c.weights->bias_v.empty())) ? 1 : 0;
+    d.bias_kv = c.add_bias_kv.value_or(c.weights && (!c.weights->bias_k.empty() || !c.weights->bias_v.empty()));
+    d.zero_attn = c.add_zero_attn;
+    d.appended = (d.bias_kv ? 1 : 0) + (d.zero_attn ? 1 : 0);
 
     if (c.key_lengths) {
         const auto& lengths = *c.key_lengths;
@@ -619,7 +623,8 @@ MHA_SMALL Dims checked_sizes(const Config& c) {
 Dims validate_sizes(const Config& c, const RunOptions& options) {
     const Dims d = checked_sizes(c);
     check_algorithm(c, d);
-    if (d.appended && d.backward) throw MhaError("dOutput", "bad_value.backward_bias_kv", {});
+    if (d.appended && d.backward)
+        throw MhaError("dOutput", "bad_value.backward_bias_kv", {{"field", d.bias_kv ? "addBiasKv" : "addZeroAttn"}});
     if (options.only) check_request(*options.only, d);
     // Before any tensor is read or allocated: everything a run allocates, weights and working
     // tensors included, within the cap and within what this build can address.
@@ -651,7 +656,7 @@ Dims validate(const Config& c, const RunOptions& options) {
 
 std::uint64_t parameter_count(const Dims& d, bool bias) {
     const std::uint64_t C = d.C, HD = d.H * d.D, KD = d.Hkv * d.D;
-    return C * HD + 2 * C * KD + C * C + (bias ? HD + 2 * KD + C : 0) + (d.appended ? 2 * KD : 0);
+    return C * HD + 2 * C * KD + C * C + (bias ? HD + 2 * KD + C : 0) + (d.bias_kv ? 2 * KD : 0);
 }
 
 std::uint64_t kv_cache_bytes_per_token(const Dims& d) { return 2ull * d.Hkv * d.D * sizeof(float); }

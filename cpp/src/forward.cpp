@@ -23,14 +23,15 @@ tensor3 project(const float* in, std::size_t B, std::size_t L, std::size_t C, co
     return out;
 }
 
-// add_bias_kv: each batch row's K (or V) with the learned row appended as its last key, as
-// PyTorch's torch.cat([k, bias_k.repeat(1, bsz, 1)]). // [B, Tk, Hkv·D] → [B, Tk+1, Hkv·D]
+// Each batch row's K (or V) with the appended keys after its own, in PyTorch's order: add_bias_kv's
+// learned row (torch.cat([k, bias_k.repeat(1, bsz, 1)])), then add_zero_attn's row of zeros.
+// // [B, Tk, Hkv·D] → [B, Tk + appended, Hkv·D]
 std::vector<float> append_key(const tensor3& projected, const std::vector<float>& row, const Dims& d) {
     const std::size_t KD = d.Hkv * d.D, keys = d.keys();
-    std::vector<float> out(d.B * keys * KD);
+    std::vector<float> out(d.B * keys * KD, 0.0f);  // the zero key stays 0
     for (std::size_t b = 0; b < d.B; ++b) {
         std::copy_n(projected.data() + b * d.Tk * KD, d.Tk * KD, out.data() + b * keys * KD);
-        std::copy(row.begin(), row.end(), out.data() + (b * keys + d.Tk) * KD);
+        if (d.bias_kv) std::copy(row.begin(), row.end(), out.data() + (b * keys + d.Tk) * KD);
     }
     return out;
 }
@@ -198,7 +199,7 @@ Weights resolve_weights(const Config& config, const Dims& d) {
         w.bv = seeded_values(config.seed, Stream::bv, KD, bound);
         w.bo = seeded_values(config.seed, Stream::bo, d.C, bound);
     }
-    if (d.appended) {
+    if (d.bias_kv) {
         w.bias_k = seeded_values(config.seed, Stream::bias_k, KD, bound);
         w.bias_v = seeded_values(config.seed, Stream::bias_v, KD, bound);
     }

@@ -51,7 +51,7 @@ std::string refusal(const nlohmann::json& config) {
 
 TEST_CASE("add_bias_kv and PyTorch's masks, as nn.MultiheadAttention computes them, naive and tiled") {
     const auto fixtures = option_fixtures();
-    REQUIRE(fixtures.size() >= 11);
+    REQUIRE(fixtures.size() >= 13);
     for (const auto& fixture : fixtures) {
         const std::string name = fixture.at("name");
         for (const char* algorithm : {"naive", "tiled"}) {
@@ -64,7 +64,8 @@ TEST_CASE("add_bias_kv and PyTorch's masks, as nn.MultiheadAttention computes th
             const auto out_diff = ref::compare(trace.output, output.at("data").get<std::vector<float>>(), 1e-5);
             INFO("output: max |diff| " << out_diff.max_abs << ", first index over 1e-5: " << out_diff.first_bad);
             CHECK(out_diff.first_bad == -1);
-            const std::size_t Tk = config.at("Tk"), keys = Tk + (config.value("addBiasKv", false) ? 1 : 0);
+            const bool bias_kv = config.value("addBiasKv", false), zero_attn = config.value("addZeroAttn", false);
+            const std::size_t Tk = config.at("Tk"), keys = Tk + (bias_kv ? 1 : 0) + (zero_attn ? 1 : 0);
             if (std::string(algorithm) == "naive") {
                 const auto& weights = fixture.at("expected").at("weights");
                 const auto& step = trace.step("weights");
@@ -77,7 +78,7 @@ TEST_CASE("add_bias_kv and PyTorch's masks, as nn.MultiheadAttention computes th
                 CHECK(trace.step("tile_probs").shape.back() == keys);
             }
             CHECK(trace.warnings.empty());
-            if (!config.value("addBiasKv", false)) {
+            if (keys == Tk) {
                 CHECK(trace.step("k_t").shape[3] == Tk);
                 continue;
             }
@@ -85,17 +86,19 @@ TEST_CASE("add_bias_kv and PyTorch's masks, as nn.MultiheadAttention computes th
             // appended heads and everything after them one longer, their axis named Tk+1.
             CHECK(trace.step("k_heads").shape[2] == Tk);
             CHECK(trace.step("k_appended").shape[2] == keys);
-            CHECK(trace.step("k_appended").axes()[2] == "Tk+1");
+            CHECK(trace.step("k_appended").axes()[2] == "Tk+" + std::to_string(keys - Tk));
             CHECK(trace.step("k_heads").axes()[2] == "Tk");
             CHECK(trace.step("k_t").shape[3] == keys);
-            // The appended key of every batch row and head is bias_k itself.
-            const auto bias_k = config.at("weights").at("bias_k").get<std::vector<float>>();
+            // The appended keys of every batch row and head: bias_k itself, then zeros.
+            const auto bias_k = bias_kv ? config.at("weights").at("bias_k").get<std::vector<float>>() : std::vector<float>();
             const auto& appended = trace.step("k_appended");
             const std::size_t H = appended.shape[1], D = appended.shape[3];
             for (std::size_t b = 0; b < appended.shape[0]; ++b)
                 for (std::size_t h = 0; h < H; ++h)
-                    for (std::size_t e = 0; e < D; ++e)
-                        CHECK(appended.data[((b * H + h) * keys + Tk) * D + e] == bias_k[h * D + e]);
+                    for (std::size_t e = 0; e < D; ++e) {
+                        if (bias_kv) CHECK(appended.data[((b * H + h) * keys + Tk) * D + e] == bias_k[h * D + e]);
+                        if (zero_attn) CHECK(appended.data[((b * H + h) * keys + keys - 1) * D + e] == 0.0f);
+                    }
         }
     }
 }
@@ -149,7 +152,8 @@ TEST_CASE("a PyTorch argument name as a config key says what the engine calls it
     CHECK(message(R"({"B": 1, "T": 2, "C": 4, "num_heads": 2})").find("num_heads: Unknown config key \"num_heads\" (PyTorch's num_heads: here H)") == 0);
     CHECK(message(R"({"B": 1, "T": 2, "C": 4, "H": 2, "attn_mask": [0]})").find("mask: \"causal\" for a causal mask") != std::string::npos);
     CHECK(message(R"({"B": 1, "T": 2, "C": 4, "H": 2, "batch_first": false})").find("always batch first") != std::string::npos);
-    CHECK(message(R"({"B": 1, "T": 2, "C": 4, "H": 2, "add_zero_attn": true})").find("not computed by the engine yet") != std::string::npos);
+    CHECK(message(R"({"B": 1, "T": 2, "C": 4, "H": 2, "kdim": 3})").find("not computed by the engine yet") != std::string::npos);
+    CHECK(message(R"({"B": 1, "T": 2, "C": 4, "H": 2, "add_zero_attn": true})").find("here addZeroAttn") != std::string::npos);
     CHECK(message(R"({"B": 1, "T": 2, "C": 4, "H": 2, "key_lengths": [2]})").find("did you mean \"keyLengths\"") != std::string::npos);
 }
 

@@ -36,6 +36,7 @@ const stateDict = (fixture, prefix = '') =>
 const refusedWith = (key) => (error) => error instanceof MhaError && error.key === key;
 
 const biasKv = fixtures.filter((f) => f.torch.constructor.add_bias_kv);
+const appendedKeys = (f) => (f.torch.constructor.add_bias_kv ? 1 : 0) + (f.torch.constructor.add_zero_attn ? 1 : 0);
 
 test('there are PyTorch fixtures for add_bias_kv and for every mask form', () => {
   assert.ok(biasKv.length >= 4);
@@ -43,7 +44,7 @@ test('there are PyTorch fixtures for add_bias_kv and for every mask form', () =>
   assert.deepEqual([...forms].sort(), ['add', 'attend', 'masked']);
 });
 
-for (const fixture of biasKv) {
+for (const fixture of fixtures.filter(appendedKeys)) {
   test(`${fixture.name}: fromTorch of the module's state dict runs as the module does`, () => {
     const { weights: expectedWeights, attnMask, keyPaddingMask, ...sizes } = fixture.config;
     if (attnMask) sizes.attnMask = jsMask(attnMask, false);
@@ -54,8 +55,10 @@ for (const fixture of biasKv) {
     for (const algorithm of ['naive', 'tiled']) {
       const run = engine.run({ ...sizes, weights, algorithm, ...(algorithm === 'tiled' ? { blockK: 3 } : {}) });
       assertClose(assert, run.output, fixture.expected.output.data, 1e-5, `${fixture.name} ${algorithm} output`);
-      assert.equal(run.summary.appended, 1);
-      assert.equal(run.step('k_appended').axes[2], 'Tk+1');
+      assert.equal(run.summary.appended, appendedKeys(fixture));
+      assert.equal(run.step('k_appended').axes[2], `Tk+${appendedKeys(fixture)}`);
+      const rows = [fixture.torch.constructor.add_bias_kv ? 'bias_k' : '', fixture.torch.constructor.add_zero_attn ? 'zeros' : ''].filter(Boolean).join(', ');
+      assert.equal(run.step('k_appended').title, `Append keys every query sees: ${rows}`);
       assert.equal(run.step('k_heads').axes[2], 'Tk');
       if (algorithm === 'naive') {
         const step = run.step('weights');
@@ -63,6 +66,11 @@ for (const fixture of biasKv) {
         assertClose(assert, step.data, fixture.expected.weights.data, 1e-5, `${fixture.name} weights`);
         assert.match(step.shapeFormula, new RegExp(`→ \\[${fixture.expected.weights.shape.join(',')}\\]$`));
         assert.equal(run.step('k_t').input, 'k_appended');
+        // need_weights with average_attn_weights=True: the mean over the heads.
+        const [B, H, Tq, Tk] = step.shape;
+        const mean = new Float32Array(B * Tq * Tk);
+        for (let b = 0; b < B; b++) for (let h = 0; h < H; h++) for (let i = 0; i < Tq * Tk; i++) mean[b * Tq * Tk + i] += step.data[(b * H + h) * Tq * Tk + i] / H;
+        assertClose(assert, mean, fixture.expected.averaged.data, 1e-5, `${fixture.name} averaged weights`);
       }
       assert.deepEqual(run.warnings, []);
     }

@@ -99,6 +99,9 @@ struct Config {
     /// Append a learned key and value row (nn.MultiheadAttention's add_bias_kv): weights.bias_k and
     /// weights.bias_v, seeded unless given. Given weights with bias_k imply it.
     std::optional<bool> add_bias_kv;
+    /// nn.MultiheadAttention's add_zero_attn: a key and a value of zeros appended after the rest
+    /// (after add_bias_kv's), which every query sees: a query can put weight on nothing.
+    bool add_zero_attn = false;
     std::uint32_t seed = 0;
     MaskKind mask = MaskKind::none;
     std::optional<std::vector<std::int64_t>> key_lengths;  ///< padding mask: B valid key lengths
@@ -128,6 +131,8 @@ struct Dims {
     /// Keys appended after the source's Tk (add_bias_kv: 1). Tk counts the source's keys (K, V
     /// and their heads are Tk long); attention sees keys() of them, the appended ones last.
     std::size_t appended = 0;
+    bool bias_kv = false;    ///< the first appended key is add_bias_kv's bias_k (and value bias_v)
+    bool zero_attn = false;  ///< the last appended key and value are zeros (add_zero_attn)
     std::size_t keys() const { return Tk + appended; }
     // --- Tiled and incremental attention ---
     Algorithm algorithm = Algorithm::naive;

@@ -37,7 +37,7 @@ enum class ValueKind { null, missing, boolean, number, string, array, object, ot
 
 namespace config_reader {
 
-inline const char* const known_keys[] = {"B", "T", "Tk", "C", "H", "Hkv", "bias", "addBiasKv", "seed", "mask", "keyLengths",
+inline const char* const known_keys[] = {"B", "T", "Tk", "C", "H", "Hkv", "bias", "addBiasKv", "addZeroAttn", "seed", "mask", "keyLengths",
                                          "attnMask", "keyPaddingMask",
                                          "x", "kv", "weights", "memoryCap", "snapshots", "dOutput",
                                          "algorithm", "blockQ", "blockK"};
@@ -144,6 +144,7 @@ inline constexpr TorchName torch_names[] = {
     {"num_attention_heads", "H", "term.torch.equivalent"},
     {"num_key_value_heads", "Hkv", "term.torch.equivalent"}, {"num_kv_heads", "Hkv", "term.torch.equivalent"},
     {"enable_gqa", "Hkv", "term.torch.equivalent"},  {"add_bias_kv", "addBiasKv", "term.torch.equivalent"},
+    {"add_zero_attn", "addZeroAttn", "term.torch.equivalent"}, {"batchFirst", "", "term.torch.batch_first"},
     {"is_causal", "mask: \"causal\"", "term.torch.equivalent"}, {"batch_size", "B", "term.torch.equivalent"},
     {"seq_len", "T", "term.torch.equivalent"},       {"query", "x", "term.torch.equivalent"},
     {"key", "kv", "term.torch.equivalent"},          {"value", "kv", "term.torch.equivalent"},
@@ -151,7 +152,7 @@ inline constexpr TorchName torch_names[] = {
     {"batch_first", "", "term.torch.batch_first"},   {"dropout", "", "term.torch.dropout"},
     {"dropout_p", "", "term.torch.dropout"},         {"need_weights", "", "term.torch.need_weights"},
     {"average_attn_weights", "", "term.torch.average_attn_weights"}, {"scale", "", "term.torch.scale"},
-    {"add_zero_attn", "", "term.torch.refused"},     {"kdim", "", "term.torch.refused"},
+    {"kdim", "", "term.torch.refused"},
     {"vdim", "", "term.torch.refused"},
 };
 
@@ -285,6 +286,11 @@ Config read_config(const V& root) {
         const V add = root.get("addBiasKv");
         if (add.kind() != ValueKind::boolean) wrong_type("addBiasKv", "term.wanted.bool", add);
         c.add_bias_kv = add.boolean();
+    }
+    if (given(root, "addZeroAttn")) {
+        const V add = root.get("addZeroAttn");
+        if (add.kind() != ValueKind::boolean) wrong_type("addZeroAttn", "term.wanted.bool", add);
+        c.add_zero_attn = add.boolean();
     }
     if (root.has("snapshots")) {
         const V snapshots = root.get("snapshots");

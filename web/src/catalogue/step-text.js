@@ -28,7 +28,17 @@ const padded = (s) => Array.isArray(s.keyLengths) || ArrayBuffer.isView(s.keyLen
 
 /** The entry's title in `lang` ('en' or 'zh') for a run of `summary`. */
 export function titleOf(entry, summary, lang = 'en') {
-  return (entry.title[lang] ?? entry.title.en).replaceAll('{heads}', headSharing(summary));
+  return appendedRows((entry.title[lang] ?? entry.title.en).replaceAll('{heads}', headSharing(summary)), summary, false);
+}
+
+// {k_rows}, {v_rows} (and _latex): the keys and values a run appends, in PyTorch's order.
+function appendedRows(text, s, latex) {
+  const rows = (bias, biasLatex) => [s.biasKv ? (latex ? biasLatex : bias) : null, s.zeroAttn ? (latex ? '\\mathbf{0}' : 'zeros') : null].filter(Boolean).join(latex ? ';\\ ' : ', ');
+  return text
+    .replaceAll('{k_rows_latex}', rows('bias_k', 'b_k^{*}'))
+    .replaceAll('{v_rows_latex}', rows('bias_v', 'b_v^{*}'))
+    .replaceAll('{k_rows}', rows('bias_k', 'b_k^{*}'))
+    .replaceAll('{v_rows}', rows('bias_v', 'b_v^{*}'));
 }
 
 /** The entry's op: "{group_op:op}" is a sum over each group of query heads under GQA/MQA. */
@@ -67,7 +77,7 @@ function fill(text, s, latex) {
   // The backward pass's slots: the sum over each group of query heads under GQA/MQA, and dX,
   // which gathers dK and dV too in self-attention (where K and V are computed from X).
   const groupSum = !grouped(s) ? '' : latex ? '\\sum_{\\text{group of } {group}} ' : 'Σ over each group of {group} query heads: ';
-  return biasTerms(text
+  return biasTerms(appendedRows(text, s, latex)
     .replaceAll('{group_sum}', groupSum)
     .replaceAll('{dx_formula}', s.cross ? 'dX = dQ·Wqᵀ' : 'dX = dQ·Wqᵀ + dK·Wkᵀ + dV·Wvᵀ')
     .replaceAll('{dx_latex}', s.cross ? 'dX = dQ\\,W_q^{\\top}' : 'dX = dQ\\,W_q^{\\top} + dK\\,W_k^{\\top} + dV\\,W_v^{\\top}')

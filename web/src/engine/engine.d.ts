@@ -26,6 +26,11 @@ export interface Config {
    */
   addBiasKv?: boolean;
   /**
+   * nn.MultiheadAttention's add_zero_attn: a key and a value of zeros appended after the others
+   * (after addBiasKv's), which every query sees. Naive and tiled; no backward yet.
+   */
+  addZeroAttn?: boolean;
+  /**
    * PyTorch's attn_mask, by its convention (MaskInput): `masked` (nn.MultiheadAttention: true =
    * hidden), `attend` (scaled_dot_product_attention: true = may attend) or `add` (floats added to
    * the scaled scores, −Infinity hides). `shape` broadcasts to [B, H, Tq, Tk]: [Tq, Tk],
@@ -257,6 +262,9 @@ export interface Summary {
   tiles: TileCounts | null;
   /** Keys appended after the source's Tk (1 with addBiasKv, else 0): attention sees Tk + appended. */
   appended: number;
+  /** The appended keys: add_bias_kv's bias_k first, then add_zero_attn's zeros. */
+  biasKv: boolean;
+  zeroAttn: boolean;
   /** The run's attnMask: its convention and its shape as given; null without one. */
   attnMask: { form: MaskForm; shape: readonly number[] } | null;
   /** The run's keyPaddingMask ([B, Tk]): its convention; null without one. */

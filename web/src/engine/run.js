@@ -128,7 +128,7 @@ export function decodeRun(result, layout, messages) {
     B: n.B, T: n.T, Tk: n.Tk, C: n.C, H: n.H, Hkv: n.Hkv, D: n.D,
     bias: n.bias === 1, mask: n.causal === 1 ? 'causal' : 'none', keyLengths: keyLengths.length ? keyLengths : null,
     cross: n.cross === 1, parameterCount: n.parameterCount, kvCacheBytesPerToken: n.kvCacheBytesPerToken, flops: n.flops,
-    snapshotBytes: n.snapshotBytes, algorithm, appended: n.appended ?? 0,
+    snapshotBytes: n.snapshotBytes, algorithm, appended: n.appended ?? 0, biasKv: n.biasKv === 1, zeroAttn: n.zeroAttn === 1,
     attnMask: n.attnMaskForm >= 0 ? { form: FORMS[n.attnMaskForm], shape: attnMaskShape } : null,
     keyPaddingMask: n.keyPaddingMaskForm >= 0 ? { form: FORMS[n.keyPaddingMaskForm] } : null,
     tiles: algorithm !== 'tiled' ? null : {
