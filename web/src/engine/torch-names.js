@@ -67,8 +67,8 @@ const withDot = (prefix) => (prefix === '' || prefix.endsWith('.') ? prefix : `$
  * taken off. `rename` maps another spelling to a known name; `refuse(name, prefix)` may throw for a
  * name the reader knows but does not take. Any other key is refused by name.
  */
-function take(params, known, { rename = {}, refuse = () => {}, kind }) {
-  const explicit = Object.hasOwn(params, 'prefix') ? params.prefix : undefined;
+function take(params, known, { rename = {}, refuse = () => {}, kind, read }) {
+  const explicit = Object.hasOwn(params, 'prefix') ? read(params, 'prefix', 'prefix') : undefined;
   if (explicit !== undefined && typeof explicit !== 'string') {
     throw new TorchNameError('prefix', 'torch.prefix_type', { got: String(explicit) });
   }
@@ -77,9 +77,9 @@ function take(params, known, { rename = {}, refuse = () => {}, kind }) {
   // Nested objects ({ q_proj: { weight, bias } }) read as their dotted names.
   const entries = [];
   for (const key of keys) {
-    const value = params[key];
+    const value = read(params, key, key);
     if (value !== null && typeof value === 'object' && !isTensorLike(value)) {
-      for (const part of Object.keys(value)) entries.push([`${key}.${part}`, value[part]]);
+      for (const part of Object.keys(value)) entries.push([`${key}.${part}`, read(value, part, `${key}.${part}`)]);
     } else {
       entries.push([key, value]);
     }
@@ -119,24 +119,27 @@ function take(params, known, { rename = {}, refuse = () => {}, kind }) {
 }
 
 // The square root of an out projection's length: embed_dim C, unless `params.C` says.
-function embedDim(params, outWeight) {
-  if (Object.hasOwn(params, 'C')) return Number(params.C);
-  const length = outWeight?.length;
+function embedDim(params, outWeight, read) {
+  if (Object.hasOwn(params, 'C')) return Number(read(params, 'C', 'C'));
+  const length = outWeight == null ? undefined : read(outWeight, 'length', 'out_proj.weight');
   return Math.round(Math.sqrt(typeof length === 'number' ? length : NaN));
 }
 
 /**
  * nn.MultiheadAttention's state dict (or its parameters by name) → { C, tensors } with tensors
+ * (`read(object, key, field)` reads a caller's key once; engine.js names a getter that throws)
  * named in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias, bias_k, bias_v.
  * The kdim/vdim layout (q_proj_weight, …) is read when its three weights are [C, C] each and
  * refused by name otherwise; separate q_proj/o_proj layers are pointed to fromLinear.
  */
-export function torchTensors(params) {
+const plainRead = (object, key) => object[key];
+
+export function torchTensors(params, read = plainRead) {
   const refuse = (name, key) => {
     if (/^[qkvo]_proj\./.test(name)) throw new TorchNameError(key, 'torch.linear_names', { key });
   };
-  const tensors = take(params, [...TORCH_NAMES, ...TORCH_SEPARATE], { rename: TORCH_ALIASES, refuse, kind: 'torch' });
-  const C = embedDim(params, tensors['out_proj.weight']);
+  const tensors = take(params, [...TORCH_NAMES, ...TORCH_SEPARATE], { rename: TORCH_ALIASES, refuse, kind: 'torch', read });
+  const C = embedDim(params, tensors['out_proj.weight'], read);
   const separate = TORCH_SEPARATE.filter((name) => name in tensors);
   if (separate.length) {
     // PyTorch writes these only when kdim or vdim ≠ embed_dim: keys and values of their own width.
@@ -159,7 +162,7 @@ export function torchTensors(params) {
  * Separate projections → { C, tensors } by their dotted names q_proj.weight … out_proj.bias
  * (o_proj read as out_proj); nn.MultiheadAttention's packed names are pointed to fromTorch.
  */
-export function linearTensors(params) {
+export function linearTensors(params, read = plainRead) {
   const rename = {};
   for (const [alias, layer] of Object.entries(LINEAR_ALIASES)) for (const part of ['weight', 'bias']) rename[`${alias}.${part}`] = `${layer}.${part}`;
   const refuse = (name, key) => {
@@ -167,6 +170,6 @@ export function linearTensors(params) {
       throw new TorchNameError(key, 'linear.torch_names', { key });
     }
   };
-  const tensors = take(params, LINEAR_NAMES, { rename, refuse, kind: 'linear' });
-  return { C: embedDim(params, tensors['out_proj.weight']), tensors };
+  const tensors = take(params, LINEAR_NAMES, { rename, refuse, kind: 'linear', read });
+  return { C: embedDim(params, tensors['out_proj.weight'], read), tensors };
 }
