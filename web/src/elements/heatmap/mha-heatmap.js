@@ -87,6 +87,8 @@ export class MhaHeatmapElement extends RunElement {
   #resizeQueued = false;
   #scales = []; // the colour scale of each panel on screen
   #attentionFrom = null; // 'property' or 'src'
+  #minExtent = 0;
+  #origin = null;
 
   constructor() { super(STYLES); }
 
@@ -177,6 +179,39 @@ export class MhaHeatmapElement extends RunElement {
   /** Query token labels; keys use the same ones for self-attention, s0… for a separate source. */
   get tokens() { return this.#tokens; }
   set tokens(tokens) { this.#tokens = tokens; this.scheduleRender(); }
+
+  /**
+   * The least range of the scale relative to uniform, as the largest |w·n − 1| it spans (at least
+   * 1: weight 0 to twice uniform). Heatmaps given the same one share a scale, so that a head at
+   * step 0 beside the trained one is drawn as pale as its numbers are.
+   */
+  get minExtent() { return this.#minExtent; }
+  set minExtent(value) {
+    const extent = Number(value) > 0 ? Number(value) : 0;
+    if (extent === this.#minExtent) return;
+    this.#minExtent = extent;
+    this.scheduleRender();
+  }
+
+  /**
+   * Where the run's X and weights come from, for the note above the weights:
+   * { x: 'seeded' | 'model', weights: 'seeded' | 'pasted' | 'trained', layer, step } (layer and
+   * step of a trained model's block), or null: seeded X, and seeded weights while `seeded` is true.
+   */
+  get origin() { return this.#origin; }
+  set origin(value) {
+    const origin = value && typeof value === 'object' ? { ...value } : null;
+    if (JSON.stringify(origin) === JSON.stringify(this.#origin)) return;
+    this.#origin = origin;
+    this.scheduleRender();
+  }
+
+  // The origin drawn: the one given, else what `seeded` says (with weights not seeded, an
+  // author's own, over the engine's seeded X unless told otherwise).
+  #originNow() {
+    if (this.#origin) return this.#origin;
+    return this.seeded ? { x: 'seeded', weights: 'seeded' } : null;
+  }
 
   get stepId() {
     const id = this.getAttribute('step');
@@ -288,6 +323,12 @@ export class MhaHeatmapElement extends RunElement {
   // Masked cells of the step drawn (masked scores and weights), by index into what is drawn.
   #maskedAt(step, averaged) {
     const masked = this.#run?.steps.find((s) => s.id === 'masked');
+    if (!masked && step.id === 'weights' && this.#run?.summary.mask === 'causal' && !this.#run.summary.cross) {
+      // Weights without the scores they came from (a trained model's heads): a causal mask hides
+      // every key after its query, which each query's uniform weight 1/n must leave out.
+      const [, , Tq, Tk] = step.shape;
+      return (i) => i % Tk > Math.floor(i / Tk) % Tq;
+    }
     if (!masked || !masked.changesValues || (step.id !== 'masked' && step.id !== 'weights')) return null;
     if (!averaged) return (i) => masked.data[i] === -Infinity;
     // The mask is the same for every head: cell i of batch row b's mean is head 0's.
@@ -365,7 +406,7 @@ export class MhaHeatmapElement extends RunElement {
     // repaints the numbers: no new elements, so no style or layout work for the whole heatmap.
     const key = JSON.stringify([lang, step.id, shown.shape, summary.Hkv, panels.map((p) => `${p.b}.${p.h}`), labels, Boolean(maskedAt), kind,
       Boolean(averaged), this.#layoutKey(layout), this.hasAttribute('pinned'), this.batch, this.head, this.#steps().map((s) => s.id),
-      this.seeded, this.getAttribute('trained-href'), this.#attention?.title ?? null]);
+      this.seeded, this.#originNow(), this.getAttribute('trained-href'), this.#attention?.title ?? null]);
     if (this.#built?.key === key && this.shadowRoot.contains(this.#built.section)) {
       this.#repaint();
       return;
@@ -403,9 +444,11 @@ export class MhaHeatmapElement extends RunElement {
     const notes = el('div', { class: 'notes' },
       this.#attention?.title ? el('p', { class: 'attention-title' }, this.#attention.title) : null,
       this.#attention?.source ? el('p', { class: 'note attention-source' }, this.#attention.source) : null,
-      this.seeded && !this.#attention && step.op === 'softmax' ? this.#seededNote(t) : null,
-      averaged ? el('p', { class: 'note average-note' }, t('hm.averageNote', { H: summary.H })) : null);
-    const picker = panels.length < total ? this.#picker(t, summary, Boolean(averaged), panels.length, total) : null;
+      !this.#attention && step.op === 'softmax' ? this.#originNote(t) : null,
+      averaged ? el('p', { class: 'note average-note' }, t('hm.averageNote', { H: summary.H })) : null,
+      legend.floorNote);
+    // `only` draws the one panel its author chose (a head's card): nothing to pick, nothing left out.
+    const picker = panels.length < total && !this.hasAttribute('only') ? this.#picker(t, summary, Boolean(averaged), panels.length, total) : null;
 
     const readout = el('p', { class: 'readout', 'aria-live': 'polite', 'data-control': '' }, t('hm.hint'));
     const tip = el('div', { class: 'tip', hidden: true });
@@ -471,7 +514,7 @@ export class MhaHeatmapElement extends RunElement {
     const { step, kind, maskedAt, hasMask, t } = this.#view;
     const { geometry, pictures, legend, table, readout, tip } = this.#built;
     const masked = hasMask ? maskedAt : null;
-    const scales = heatmapScales(step, pictures.map((picture) => picture.panel), kind, masked);
+    const scales = heatmapScales(step, pictures.map((picture) => picture.panel), kind, masked, { minExtent: this.#minExtent });
     const gap = canvasCellPixels(geometry) === 1 ? 0 : 1;
     pictures.forEach((picture, k) => {
       paintCells(picture.canvas, step.data, picture.panel, geometry, scales[k], masked);
@@ -498,14 +541,20 @@ export class MhaHeatmapElement extends RunElement {
     const id = `legend-${++legendCount}`;
     const gradient = svg('linearGradient', { id });
     const tick = svg('line', { y1: 0, y2: 14, stroke: '#1d1f24', 'stroke-width': 1.2, visibility: 'hidden' });
+    // Relative to uniform: the part of the scale this view's weights reach, outlined.
+    const reached = svg('rect', { class: 'reached', y: 0.75, height: 12.5, fill: 'none', stroke: '#1d1f24', 'stroke-width': 1.5, 'vector-effect': 'non-scaling-stroke', visibility: 'hidden' });
     const bar = svg('svg', { class: 'ramp', viewBox: '0 0 100 14', role: 'img', preserveAspectRatio: 'none' },
-      svg('defs', {}, gradient), svg('rect', { width: 100, height: 14, fill: `url(#${id})` }), tick);
+      svg('defs', {}, gradient), svg('rect', { width: 100, height: 14, fill: `url(#${id})` }), reached, tick);
     const low = el('span', { class: 'mono', 'data-legend': 'min' });
     const middle = el('span', { class: 'mono', 'data-legend': 'mid' });
     const high = el('span', { class: 'mono', 'data-legend': 'max' });
     const note = el('span', { class: 'legend-note', 'data-legend': 'note' });
+    const reachedText = el('span', { class: 'legend-reached', 'data-legend': 'reached' });
+    // Why near-uniform weights look pale: shown when the scale's minimum range, not the weights, set it.
+    // (A control-less heatmap, such as a trainer's head card, leaves it to its page to say once.)
+    const floorNote = el('p', { class: 'note floor-note', hidden: true, 'data-control': '' });
     const element = el('div', { class: 'legend' },
-      el('span', { class: 'ramp-box' }, bar, el('span', { class: 'numbers' }, low, middle, high)), note,
+      el('span', { class: 'ramp-box' }, bar, el('span', { class: 'numbers' }, low, middle, high)), reachedText, note,
       hasMask ? el('span', { class: 'swatch' }, svg('svg', { viewBox: '0 0 14 14', width: 14, height: 14, 'aria-hidden': 'true' }, hatchDefs('legend-hatch'), svg('rect', { width: 14, height: 14, fill: 'url(#legend-hatch)' })), ` ${t(step.id === 'weights' ? 'hm.maskedZero' : 'hm.maskedInf')}`) : null);
     // The part of the ramp the values reach, with a tick where uniform (or 0) is.
     const fill = (scale) => {
@@ -518,9 +567,31 @@ export class MhaHeatmapElement extends RunElement {
       middle.textContent = numbers.numbers[1] ?? '';
       high.textContent = numbers.numbers[2];
       note.textContent = numbers.note ?? '';
-      bar.setAttribute('aria-label', `${t('hm.range')} ${numbers.numbers.filter((n) => n !== null).join(' … ')}${numbers.note ? ` (${numbers.note})` : ''}`);
+      reached.setAttribute('visibility', numbers.reached ? 'visible' : 'hidden');
+      if (numbers.reached) {
+        reached.setAttribute('x', numbers.reached.from * 100);
+        reached.setAttribute('width', Math.max(0.8, (numbers.reached.to - numbers.reached.from) * 100));
+      }
+      reachedText.textContent = numbers.reached ? t('hm.reached', { range: numbers.reachedText }) : '';
+      floorNote.hidden = !scale.floored;
+      floorNote.textContent = scale.floored ? t('hm.floor', { range: numbers.reachedText, top: numbers.numbers[2] }) : '';
+      const reachedLabel = numbers.reached ? `; ${t('hm.reached', { range: numbers.reachedText })}` : '';
+      bar.setAttribute('aria-label', `${t('hm.range')} ${numbers.numbers.filter((n) => n !== null).join(' … ')}${reachedLabel}${numbers.note ? ` (${numbers.note})` : ''}`);
     };
-    return { element, fill };
+    return { element, fill, floorNote };
+  }
+
+  // What is true of this run's X and weights: both seeded (random, near-uniform attention), real
+  // weights over seeded X, or a trained model's block over its own input.
+  #originNote(t) {
+    const origin = this.#originNow();
+    if (!origin) return null;
+    if (origin.weights === 'trained') {
+      const key = origin.step === 0 ? 'hm.origin.trainedStart' : 'hm.origin.trained';
+      return el('p', { class: 'note origin-note', 'data-origin': 'trained' }, t(key, { layer: origin.layer ?? 0, step: origin.step ?? 0 }));
+    }
+    if (origin.weights === 'pasted') return el('p', { class: 'note origin-note', 'data-origin': 'pasted' }, t('hm.origin.pasted'));
+    return this.#seededNote(t);
   }
 
   #seededNote(t) {
@@ -538,7 +609,7 @@ export class MhaHeatmapElement extends RunElement {
       target.scrollIntoView({ block: 'start' });
       target.focus?.({ preventScroll: true });
     });
-    return el('p', { class: 'note seeded-note' }, t('hm.seeded'), link ? ' ' : null, link);
+    return el('p', { class: 'note seeded-note origin-note', 'data-origin': 'seeded' }, t('hm.seeded'), link ? ' ' : null, link);
   }
 
   #picker(t, summary, averaged, shown, total) {

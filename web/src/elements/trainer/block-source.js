@@ -138,6 +138,7 @@ export class BlockSourcePanel {
     walkthrough.tokens = tokens;
     walkthrough.run = block.run;
     heatmap.tokens = tokens;
+    heatmap.origin = { x: 'model', weights: 'trained', layer: this.#layer, step: block.step };
     heatmap.run = block.run;
     shapes.run = block.run;
     this.#show();

@@ -425,14 +425,18 @@ export class MhaTrainerElement extends ElementBase {
       el('p', { class: 'intro' }, t('tr.intro')),
       controls.element,
       texts.status, texts.announce, texts.where, texts.error, texts.opened, texts.what,
-      el('div', { class: 'panel-row' }, curves.element, probe.element),
-      el('div', { class: 'card' },
-        el('h3', {}, t('tr.heads.title')),
-        el('label', { class: 'check', 'data-control': '' }, compare, t('tr.compare')),
-        texts.compareNote, texts.redraw,
-        el('p', { class: 'note' }, t('tr.heads.scoreNote')),
-        heads.element,
-        texts.dropout),
+      // The curves beside the heads, so that both are in view while training; the probe's
+      // predictions below them, as wide as the section (a 24-token probe fits at 1280 px).
+      el('div', { class: 'panel-row curves-heads' }, curves.element,
+        el('div', { class: 'card heads-card' },
+          el('h3', {}, t('tr.heads.title')),
+          el('label', { class: 'check', 'data-control': '' }, compare, t('tr.compare')),
+          texts.compareNote, texts.redraw,
+          el('p', { class: 'note' }, t('tr.heads.scoreNote')),
+          el('p', { class: 'note scale-note' }, t('tr.heads.scaleNote')),
+          heads.element,
+          texts.dropout)),
+      probe.element,
       el('p', { class: 'note lesson' }, t('tr.tokensMatter'))));
     if (this.#info) probe.show(this.#info.task, this.#probe ?? [], null);
     this.#view && this.#schedule('view');
