@@ -129,7 +129,7 @@ test('English: loads when near, every head over the typed text, generate, the wa
   await input.fill(typed);
   await readText(page, typed);
   await deep(page, () => document.getElementById('language-model').shadowRoot.querySelectorAll('.chars button')[2].click());
-  await until(page, () => document.getElementById('language-model').shadowRoot.querySelector('.read h4').textContent.includes('“the”'), null, { what: 'the next character after "the"' });
+  await until(page, () => document.getElementById('language-model').shadowRoot.querySelector('.read h4.next-title').textContent.includes('“the”'), null, { what: 'the next character after "the"' });
   await page.waitForTimeout(300);
   const afterThe = (await shown(page)).next.map((b) => b.char);
   assert.deepEqual(afterThe, lm.next('the', { topK: 8 }).map((e) => e.char));

@@ -221,7 +221,7 @@ export function createLmView({ root, host, t: initialT, session, text: initialTe
       heads: h('div', { class: 'heads' }),
       induction: h('p', { class: 'note induction' }),
       next: h('div', { class: 'next' }),
-      nextTitle: h('h4', {}),
+      nextTitle: h('h4', { class: 'next-title' }),
       output: h('pre', { class: 'output', 'aria-live': 'off' }),
       cache: h('div', { class: 'cache' }),
       timing: h('p', { class: 'note timing' }),
