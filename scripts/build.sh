@@ -16,9 +16,12 @@ if [ ! -f build/wasm/CMakeCache.txt ]; then
 fi
 cmake --build build/wasm -j"$jobs"
 
-# The checkpoints the trainer section opens with (scripts/make_checkpoints.js), beside the trainer.
-mkdir -p web/dist/checkpoints
-cp web/checkpoints/*.mhat web/checkpoints/manifest.json web/dist/checkpoints/
+# The checkpoints the trainer section and the language model open with (scripts/make_checkpoints.js,
+# scripts/lm/make_checkpoints.js), and the language model's corpora (scripts/lm/make_corpora.js),
+# beside the trainer: the JS API finds them from its .wasm's URL.
+mkdir -p web/dist/checkpoints web/dist/corpora
+cp web/checkpoints/*.mhat web/checkpoints/*.json web/dist/checkpoints/
+cp -R web/corpora/. web/dist/corpora/
 
 # The formulas as MathML, rendered by KaTeX now rather than in every reader's browser.
 node scripts/render_formulas.js

@@ -3,7 +3,7 @@
 // for bit, so the first steps of a run can be checked in wasm against the digest this prints.
 //
 //   mha_lm_train --train train.u8 --heldout heldout.u8 --bytes 1 --vocab 81 --newline 0
-//     --corpus moby-dick --out model.mhat [--digest-at 20] [--eval-every 250] [--eval-windows 256]
+//     --corpus moby-dick --out model.mhat [--whole trainer.mhat] [--digest-at 20] [--eval-every 250] [--eval-windows 256]
 //     seed=0 T=128 layers=2 heads=4 width=128 batch=32 lr=0.003 repeatShare=0.5 ... steps=3000
 //
 // Prints one JSON line per evaluation ({step, loss, bits, previousChar, induction, halfLine, line})
@@ -61,7 +61,7 @@ void report(const TrainerState& state, double loss, std::size_t windows) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string train_path, heldout_path, out_path;
+    std::string train_path, heldout_path, out_path, whole_path;
     int bytes = 1;
     TrainerOptions o;
     o.task = "text";
@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
         else if (arg == "--newline") corpus->newline = std::atoi(value().c_str());
         else if (arg == "--corpus") o.corpus = value();
         else if (arg == "--out") out_path = value();
+        else if (arg == "--whole") whole_path = value();  // also the whole trainer, to train on from
         else if (arg == "--digest-at") digest_at = std::strtoul(value().c_str(), nullptr, 10);
         else if (arg == "--eval-every") eval_every = std::strtoul(value().c_str(), nullptr, 10);
         else if (arg == "--eval-windows") eval_windows = std::strtoul(value().c_str(), nullptr, 10);
@@ -135,6 +136,10 @@ int main(int argc, char** argv) {
             loss = train(state, static_cast<double>(chunk)).loss;
             if (state.step == digest_at) std::printf("{\"digestStep\":%u,\"checksum\":\"%08x\"}\n", state.step, checksum_of(save(state)));
             if (state.step % eval_every == 0 || state.step == steps) report(state, loss, eval_windows);
+        }
+        if (!whole_path.empty()) {
+            const std::vector<std::uint8_t> whole = save(state);
+            std::ofstream(whole_path, std::ios::binary).write(reinterpret_cast<const char*>(whole.data()), static_cast<std::streamsize>(whole.size()));
         }
         const std::vector<std::uint8_t> shipped = save(state, {true, true});
         std::ofstream(out_path, std::ios::binary).write(reinterpret_cast<const char*>(shipped.data()), static_cast<std::streamsize>(shipped.size()));

@@ -94,6 +94,30 @@ std::vector<float> next_distribution(const TrainerState& state, const std::vecto
     return {a.probs.begin() + static_cast<std::ptrdiff_t>((n - 1) * V), a.probs.begin() + static_cast<std::ptrdiff_t>(n * V)};
 }
 
+TrainerState with_positions(const TrainerState& state, Positions positions, std::uint32_t seed) {
+    require_text(state);
+    TrainerState copy;
+    copy.config = state.config;
+    copy.step = state.step;
+    copy.corpus = state.corpus;
+    copy.params = state.params;
+    const ParamLayout layout = layout_of(state.config.shape);
+    const std::size_t T = state.config.shape.T, C = state.config.shape.C;
+    float* pos = copy.params.data() + layout.pos;
+    if (positions == Positions::removed) {
+        std::fill(pos, pos + T * C, 0.0f);
+    } else if (positions == Positions::shuffled) {
+        std::vector<std::size_t> order(T);
+        std::iota(order.begin(), order.end(), 0);
+        Mulberry32 rng(seed);
+        for (std::size_t i = T; i > 1; --i) std::swap(order[i - 1], order[rng.next() % i]);  // Fisher–Yates
+        for (std::size_t t = 0; t < T; ++t)
+            std::copy(state.params.begin() + static_cast<std::ptrdiff_t>(layout.pos + order[t] * C),
+                      state.params.begin() + static_cast<std::ptrdiff_t>(layout.pos + (order[t] + 1) * C), pos + t * C);
+    }
+    return copy;
+}
+
 // --- The KV-cache decoder ---------------------------------------------------------------------------
 
 Decoder::Decoder(const TrainerState& state) : state_(state), layout_(layout_of(state.config.shape)) {

@@ -11,16 +11,17 @@
 import createMhaModule, { defaultWasmUrl } from '../../dist/mha_engine.mjs';
 import { MESSAGES } from '../text/messages.js';
 import { configTape } from './config-tape.js';
-import { MhaError, MhaLoadError, MhaWarning } from './errors.js';
+import { MhaError, MhaLoadError, MhaWarning, readKey } from './errors.js';
 import { fileReader } from './file-reader.js';
 import { decodeRun, Run, sliceOf, Step } from './run.js';
 import { STEPS } from '../catalogue/catalogue.js';
 import { createTrainer, Trainer } from './trainer.js';
+import { createLanguageModel, LanguageModel, loadCorpus, loadLanguageModel } from './language-model.js';
 import { isPlainObject } from './values.js';
 import { curveSizes } from './memory.js';
 import { kvCacheTable, NAMED_SHAPES } from './kv-cache.js';
 
-export { MhaError, MhaLoadError, MhaWarning, Run, Step, Trainer };
+export { MhaError, MhaLoadError, MhaWarning, Run, Step, Trainer, LanguageModel, loadCorpus };
 
 const TENSOR_KEYS = ['x', 'kv', 'weights', 'dOutput'];
 
@@ -30,18 +31,18 @@ const TENSOR_KEYS = ['x', 'kv', 'weights', 'dOutput'];
  * key); the tensors x, kv and weights taken apart. Anything that is not a plain object goes to
  * the engine as it is, which refuses it by name.
  */
-function splitConfig(config) {
+function splitConfig(config, messages) {
   if (!isPlainObject(config)) return { rest: config, tensors: {} };
   const rest = Object.create(null);
   const tensors = {};
   for (const key of Object.keys(config)) {
-    const value = config[key];
+    const value = readKey(config, key, messages);
     if (TENSOR_KEYS.includes(key)) tensors[key] = value;
     else rest[key] = value;
   }
   if (isPlainObject(tensors.weights)) {
     const weights = Object.create(null);
-    for (const key of Object.keys(tensors.weights)) weights[key] = tensors.weights[key];
+    for (const key of Object.keys(tensors.weights)) weights[key] = readKey(tensors.weights, key, messages, `weights.${key}`);
     tensors.weights = weights;
   }
   return { rest, tensors };
@@ -68,14 +69,16 @@ class Engine {
   #module;
   #messages;
   #withTrainer;
+  #trainerWasmUrl;
   #layout;
 
-  constructor(module, { trainer = false } = {}) {
+  constructor(module, { trainer = false, trainerWasmUrl = null } = {}) {
     this.#module = module;
     // The engine's messages and the page's own: one table (cpp/data/messages.json).
     this.#messages = Object.freeze({ ...module.messageTable(), ...MESSAGES });
     this.#layout = module.summaryLayout();
     this.#withTrainer = trainer;
+    this.#trainerWasmUrl = trainerWasmUrl;
   }
 
   /** Whether the .wasm's step catalogue is this module's (a .wasm of another version is not). */
@@ -112,7 +115,7 @@ class Engine {
    * head})` then computes what is asked for.
    */
   run(config) {
-    let { rest, tensors } = splitConfig(config);
+    let { rest, tensors } = splitConfig(config, this.#messages);
     const tape = configTape(rest);
     const run = this.#decode(this.#call('run', tape, tensors, undefined));
     const messages = this.#messages;
@@ -144,7 +147,7 @@ class Engine {
    * naming the first problem.
    */
   validate(config) {
-    const { rest, tensors } = splitConfig(config);
+    const { rest, tensors } = splitConfig(config, this.#messages);
     this.#call('validate', configTape(rest), tensors);
   }
 
@@ -157,10 +160,13 @@ class Engine {
     if (typeof params !== 'object' || params === null) {
       throw MhaError.from({ field: 'params', key: 'bad_type.torch_params', params: {} }, this.#messages);
     }
-    const get = (name) => (Object.hasOwn(params, name) ? params[name] : params[name.replace('out_proj_', 'out_proj.')]);
+    const get = (name) => {
+      const dotted = name.replace('out_proj_', 'out_proj.');
+      return Object.hasOwn(params, name) ? readKey(params, name, this.#messages) : readKey(params, dotted, this.#messages);
+    };
     const outWeight = get('out_proj_weight');
-    const length = outWeight?.length;
-    const C = Object.hasOwn(params, 'C') ? Number(params.C) : Math.round(Math.sqrt(typeof length === 'number' ? length : NaN));
+    const length = outWeight == null ? undefined : readKey(outWeight, 'length', this.#messages, 'out_proj_weight');
+    const C = Object.hasOwn(params, 'C') ? Number(readKey(params, 'C', this.#messages)) : Math.round(Math.sqrt(typeof length === 'number' ? length : NaN));
     return this.#call('fromTorch', C, get('in_proj_weight'), get('in_proj_bias'), outWeight, get('out_proj_bias'));
   }
 
@@ -177,14 +183,14 @@ class Engine {
     }
     const tensors = Object.create(null);
     for (const projection of ['q_proj', 'k_proj', 'v_proj', 'out_proj']) {
-      const nested = Object.hasOwn(params, projection) ? params[projection] : undefined;
+      const nested = Object.hasOwn(params, projection) ? readKey(params, projection, this.#messages) : undefined;
       for (const part of ['weight', 'bias']) {
         const name = `${projection}.${part}`;
-        tensors[name] = Object.hasOwn(params, name) ? params[name] : nested?.[part];
+        tensors[name] = Object.hasOwn(params, name) ? readKey(params, name, this.#messages) : nested == null ? undefined : readKey(nested, part, this.#messages, name);
       }
     }
-    const length = tensors['out_proj.weight']?.length;
-    const C = Object.hasOwn(params, 'C') ? Number(params.C) : Math.round(Math.sqrt(typeof length === 'number' ? length : NaN));
+    const length = tensors['out_proj.weight'] == null ? undefined : readKey(tensors['out_proj.weight'], 'length', this.#messages, 'out_proj.weight');
+    const C = Object.hasOwn(params, 'C') ? Number(readKey(params, 'C', this.#messages)) : Math.round(Math.sqrt(typeof length === 'number' ? length : NaN));
     return this.#call('fromLinear', C, tensors);
   }
 
@@ -192,7 +198,9 @@ class Engine {
    * c = a · b for row-major a [M, K] and b [K, N]: the engine's matrix product on its own
    * (what `npm run bench` compares with the peers' GEMM). Returns c [M, N].
    */
-  matmul(a, b, { M, K, N } = {}) {
+  matmul(a, b, sizes) {
+    const given = sizes === undefined || sizes === null ? {} : Object(sizes);
+    const [M, K, N] = ['M', 'K', 'N'].map((key) => readKey(given, key, this.#messages));
     return this.#call('matmul', a, b, M, K, N);
   }
 
@@ -208,6 +216,25 @@ class Engine {
   }
 
   /**
+   * A character language model (language-model.js): `{ corpus: 'moby-dick' | 'tang-poems',
+   * trained: true }` opens the shipped checkpoint; `trained: false` makes a new one from `seed,
+   * layers, heads, width, T, batch, lr, weightDecay, dropout, clip, mlp, layernorm, repeatShare,
+   * repeatMin, repeatMax`; `{ checkpoint }` opens what lm.save() returned. Synchronous where the
+   * files can be read synchronously (Node); a browser uses loadLanguageModel(), which fetches them.
+   */
+  languageModel(options = {}) {
+    if (!this.#withTrainer) throw MhaError.from({ field: 'trainer', key: 'trainer.not_loaded', params: {} }, this.#messages);
+    return createLanguageModel(this.#module, this.#messages, options, (result) => this.#decode(result), { trainerWasmUrl: this.#trainerWasmUrl });
+  }
+
+  /** languageModel() with its files fetched first: works in a browser as in Node. */
+  async loadLanguageModel(options = {}) {
+    if (!this.#withTrainer) throw MhaError.from({ field: 'trainer', key: 'trainer.not_loaded', params: {} }, this.#messages);
+    return loadLanguageModel(options, this.#trainerWasmUrl, (opened, checkpointBytes) =>
+      createLanguageModel(this.#module, this.#messages, opened, (result) => this.#decode(result), { trainerWasmUrl: this.#trainerWasmUrl, checkpointBytes }), this.#messages);
+  }
+
+  /**
    * What a run of `config` without snapshots allocates with each algorithm, in bytes, the sizes
    * checked but not the memory cap: { naive, tiled, incremental (null unless causal
    * self-attention), scoreMatrixBytes }, each algorithm as { inputs, weights, working, scores,
@@ -216,7 +243,7 @@ class Engine {
    * whole [B, H, Tq, Tk] in float32, which none of them holds. Throws MhaError for invalid sizes.
    */
   memory(config) {
-    const { rest, tensors } = splitConfig(config);
+    const { rest, tensors } = splitConfig(config, this.#messages);
     if (tensors.kv != null && typeof rest === 'object' && rest !== null) rest.kv = [];  // cross-attention, as the config is
     return this.#call('memoryModel', configTape(rest));
   }
@@ -423,7 +450,7 @@ export async function createEngine({ wasmUrl, wasmBinary, wasmModule, trainer = 
   const module = await instantiate(glue.default, compiledModule);
   // A .wasm of another version names its steps differently, and every run would be read wrong.
   if (!Engine.matches(module)) throw new MhaLoadError('load.version', { url: url ?? 'wasmBinary' });
-  return new Engine(module, { trainer });
+  return new Engine(module, { trainer, trainerWasmUrl: trainer ? (url ?? defaultTrainerWasmUrl()) : null });
 }
 
 // The trainer's Emscripten glue, beside its .wasm; a glue that is not there is named like a .wasm

@@ -311,6 +311,7 @@ export const EN = {
   'hm.shared': 'K/V head {kv}, shared by query heads {heads}',
   'hm.panelLabel': '{step}, batch {b}, head {h}: {rows} queries × {cols} keys. Arrow keys read values; Enter selects.',
   'hm.readout': 'b={b} head {h} · query “{q}” → key “{k}”: {v}',
+  'hm.tooLarge': 'One heatmap here is {rows} × {cols} cells, more than a page can draw without freezing: a heatmap draws at most {max} cells, at most {axis} along an axis. Choose a shorter sequence.',
   'hm.partial': 'Showing {n} of {m} heatmaps: the rest are too large to draw at once. Pick another batch row or head:',
   'hm.table': 'Table of values (b={b}, {which}, {n} cells)',
   'hm.tableCaption': '{step}, batch {b}, {which}: rows are queries, columns are keys',

@@ -5,6 +5,9 @@
 
 /** { key: { en, zh } } */
 export const MESSAGES = Object.freeze({
+  "bad_value.unreadable": {"en":"{field} cannot be read: reading it threw \"{detail}\". Give a plain value (not a getter that throws).","zh":"无法读取 {field}：读取它时抛出了 \"{detail}\"。请给出普通的值（不要用会抛出异常的 getter）。"},
+  "load.checkpoint": {"en":"The checkpoint {url} could not be opened ({detail}): the trainer starts from step 0 instead.","zh":"无法打开检查点 {url}（{detail}）：训练器改为从第 0 步开始。"},
+  "lm.positions": {"en":"positions \"{value}\" is not a choice: give {modes:or}.","zh":"positions \"{value}\" 不是可选值：请给出 {modes:or}。"},
   "lm.unknown_option": {"en":"{key} is not a language-model option. The options are {known:list}.","zh":"{key} 不是语言模型的选项。可用的选项有 {known:list}。"},
   "lm.unknown_corpus": {"en":"corpus \"{value}\" is not a corpus here: choose {corpora:or}.","zh":"corpus \"{value}\" 不是这里的语料：请选择 {corpora:or}。"},
   "lm.option_when_trained": {"en":"{field} shapes a new model, but this call opens a trained one: give trained: false to train a new model with {field}, or leave {field} out.","zh":"{field} 决定新模型的形状，但这次调用打开的是训练好的模型：要用 {field} 训练新模型，请给出 trained: false；否则请去掉 {field}。"},
@@ -12,7 +15,7 @@ export const MESSAGES = Object.freeze({
   "lm.corpus_mismatch": {"en":"The corpus given is {found}, but the model was trained on {expected}: give {expected}.","zh":"给出的语料是 {found}，但模型是在 {expected} 上训练的：请给出 {expected}。"},
   "lm.load_first": {"en":"The files of {corpus} cannot be read synchronously here (only Node reads files): use await engine.loadLanguageModel(options), which fetches them.","zh":"这里不能同步读取 {corpus} 的文件（只有 Node 能读文件）：请用 await engine.loadLanguageModel(options)，它会获取这些文件。"},
   "lm.files": {"en":"The files of the corpus {corpus} could not be read from {folder} ({detail}): they are copied beside mha_trainer.wasm by the build (dist/corpora/ and dist/checkpoints/); copy them with it when you serve it elsewhere.","zh":"无法从 {folder} 读取语料 {corpus} 的文件（{detail}）：构建会把它们复制到 mha_trainer.wasm 旁边（dist/corpora/ 和 dist/checkpoints/）；把它部署到别处时请一并复制。"},
-  "lm.text_too_long": {"en":"text has {count} characters, more than the {max} a call reads: give a shorter text (the model itself reads only the last window of it).","zh":"text 有 {count} 个字符，超过一次调用可读的 {max} 个：请给出更短的文本（模型本身只读其最后一个窗口）。"},
+  "lm.text_too_long": {"en":"text has {count} characters, more than the {max} a call reads: give a shorter text (the model itself reads only its last T characters).","zh":"text 有 {count} 个字符，超过一次调用可读的 {max} 个：请给出更短的文本（模型本身只读其最后 T 个字符）。"},
   "lm.no_training_text": {"en":"The training text of {corpus} is not loaded: call await lm.loadTrainingText() before lm.train() in a browser.","zh":"{corpus} 的训练文本尚未载入：在浏览器中请先调用 await lm.loadTrainingText()，再调用 lm.train()。"},
   "load.bad_url": {"en":"The .wasm URL \"{url}\" is not an http(s), file or blob URL.","zh":".wasm 地址 \"{url}\" 不是 http(s)、file 或 blob 地址。"},
   "load.http": {"en":"mha_engine.wasm is not at {url} (HTTP {status}). {@fix}","zh":"{url} 处没有 mha_engine.wasm（HTTP {status}）。{@fix}"},
@@ -55,6 +58,7 @@ export const MESSAGES = Object.freeze({
   "attention.error.emptyAxis": {"en":"Axis {axis} of the arrays is empty.","zh":"数组的第 {axis} 个轴是空的。"},
   "attention.error.ragged": {"en":"The arrays are not rectangular: {path} has {n} entries where {expected} were expected.","zh":"数组不是矩形的：{path} 有 {n} 项，应为 {expected} 项。"},
   "attention.error.tooBig": {"en":"{n} values are more than the {max} a heatmap draws.","zh":"{n} 个值超过了热力图能绘制的 {max} 个。"},
+  "attention.error.panelTooBig": {"en":"Each heatmap would be {rows} × {cols} cells, more than a page can draw without freezing: at most {max} cells, and at most {axis} along an axis.","zh":"每张热力图会有 {rows} × {cols} 个单元格，超过了页面在不卡顿的情况下能绘制的数量：最多 {max} 个单元格，每个轴最多 {axis} 个。"},
   "attention.error.noData": {"en":"There is no data: give the weights as an array of numbers.","zh":"没有数据：请把权重写成数字数组。"},
   "attention.error.dataLength": {"en":"data has {n} values, but shape {shape} needs {expected}.","zh":"data 有 {n} 个值，但形状 {shape} 需要 {expected} 个。"},
   "attention.error.notNumber": {"en":"data{at} is {got}, not a number.","zh":"data{at} 是 {got}，不是数字。"},

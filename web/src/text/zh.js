@@ -310,6 +310,7 @@ export const ZH = {
   'hm.shared': 'K/V 头 {kv}，由查询头 {heads} 共享',
   'hm.panelLabel': '{step}，批次 {b}，头 {h}：{rows} 个查询 × {cols} 个键。方向键读数，Enter 选中。',
   'hm.readout': 'b={b} 头 {h} · 查询“{q}” → 键“{k}”：{v}',
+  'hm.tooLarge': '这里的一张热力图有 {rows} × {cols} 个单元格，超过了页面在不卡顿的情况下能绘制的数量：一张热力图最多绘制 {max} 个单元格，每个轴最多 {axis} 个。请选择更短的序列。',
   'hm.partial': '显示 {m} 张热力图中的 {n} 张：其余太大，无法同时绘制。选择其他批次行或头：',
   'hm.table': '数值表（b={b}，{which}，{n} 个格）',
   'hm.tableCaption': '{step}，批次 {b}，{which}：行是查询，列是键',

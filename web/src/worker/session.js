@@ -4,6 +4,7 @@
 // service on the page's own thread in short slices. The trainer's .wasm is fetched and compiled
 // once on the page (the shared engine may already have it) and handed to the worker.
 import { compileEngine } from '../engine/engine.js';
+import { errorFrom } from './protocol.js';
 
 const WORKER_URL = new URL('./mha-trainer-worker.js', import.meta.url);
 const START_TIMEOUT_MS = 20000;
@@ -130,7 +131,7 @@ export class TrainerSession extends EventTarget {
     const waiting = message.id === undefined ? null : this.#requests.get(message.id);
     if (waiting) {
       this.#requests.delete(message.id);
-      if (message.type === 'error') waiting.reject(message.error);
+      if (message.type === 'error') waiting.reject(errorFrom(message.error, this.messages));  // an Error that says itself, not plain data
       else waiting.resolve(message);
       return;
     }
@@ -143,7 +144,7 @@ export class TrainerSession extends EventTarget {
     else this.#handle?.({ type: 'pause' });
     this.#worker = null;
     this.#handle = null;
-    for (const { reject } of this.#requests.values()) reject({ kind: 'internal', message: 'closed' });
+    for (const { reject } of this.#requests.values()) reject(errorFrom({ kind: 'internal', message: 'closed' }, this.messages));
     this.#requests.clear();
   }
 }

@@ -125,6 +125,13 @@ std::vector<TextHeadScore> heldout_head_scores(const TrainerState& state, std::s
 /// @brief Every layer's attention [1, H, n, n] over `ids` (the window window_start gives).
 std::vector<std::vector<float>> text_attention(const TrainerState& state, const std::vector<std::int32_t>& ids);
 
+/// The positional-encoding lesson: the model with its learned positions as trained, removed (every
+/// position's row zero: attention alone has no order), or shuffled (rows permuted by a seed).
+enum class Positions { trained = 0, removed = 1, shuffled = 2 };
+
+/// @brief A copy of the model's parameters with its positions changed (its moments left out).
+TrainerState with_positions(const TrainerState& state, Positions positions, std::uint32_t seed);
+
 /// @brief The window of `ids` the model reads, checked (ids in the vocabulary, at least one).
 std::vector<std::int32_t> text_window(const TrainerState& state, const std::vector<std::int32_t>& ids);
 

@@ -11,10 +11,10 @@
 // attention (the `attention` property or `src="attention.json"`, logic/heatmap/attention-file.js).
 // Attributes: step, batch, head, only, pinned, scale, average, cell-size, label-length,
 // trained-href, lang. Fires `mha-select`.
-import { formatCount, formatValue } from '../../logic/format.js';
+import { formatBytes, formatCount, formatValue } from '../../logic/format.js';
 import { heatmapScaleKinds, heatmapScales, legendNumbers, rampColors } from '../../logic/heatmap/colors.js';
-import { averageOverHeads, heatmapPanels, keyLabels, maskedPath, panelGrid, panelsDrawn, canvasCellPixels } from '../../logic/heatmap/layout.js';
-import { parseAttention, readAttention } from '../../logic/heatmap/attention-file.js';
+import { averageOverHeads, keyLabels, maskedPath, panelGrid, panelPlan, panelFits, canvasCellPixels, MAX_AXIS, MAX_PANEL_CELLS } from '../../logic/heatmap/layout.js';
+import { MAX_ATTENTION_BYTES, parseAttention, readAttention } from '../../logic/heatmap/attention-file.js';
 import { parseTokens } from '../../logic/config-input.js';
 import { entryOf, isScoresSized, stepTitle } from '../../catalogue/steps.js';
 import { PageError } from '../../text/page-error.js';
@@ -64,6 +64,8 @@ canvas.cells { display: block; width: 100%; height: 100%; image-rendering: pixel
 `);
 
 let legendCount = 0;
+// Choices a batch or head picker lists; more get a number field.
+const MAX_OPTIONS = 64;
 
 export class MhaHeatmapElement extends RunElement {
   static get observedAttributes() {
@@ -288,19 +290,24 @@ export class MhaHeatmapElement extends RunElement {
     this.#attentionFrom = 'src';
     this.detachSource();
     let attention;
+    // A server that never finishes is given up on, with its name, rather than loading forever.
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), SRC_TIMEOUT_MS);
     try {
       let response;
       try {
-        response = await fetch(new URL(src, document.baseURI), { credentials: 'same-origin' });
+        response = await fetch(new URL(src, document.baseURI), { credentials: 'same-origin', signal: abort.signal });
       } catch (error) {
-        throw new PageError({ code: 'missing', field: 'src', key: 'attention.fetch', params: { src, detail: error.message } });
+        throw new PageError({ code: 'missing', field: 'src', key: 'attention.fetch', params: { src, detail: abort.signal.aborted ? `${SRC_TIMEOUT_MS / 1000} s` : error.message } });
       }
       if (!response.ok) throw new PageError({ code: 'missing', field: 'src', key: 'attention.fetch', params: { src, detail: `HTTP ${response.status}` } });
-      attention = parseAttention(await response.text(), { tokens: this.#givenTokens() });
+      attention = parseAttention(await boundedText(response, abort, src), { tokens: this.#givenTokens() });
     } catch (error) {
+      clearTimeout(timer);
       if (ticket === this.#loadTicket) this.#refuse(error, src);
       return;
     }
+    clearTimeout(timer);
     if (ticket === this.#loadTicket) this.#show(attention);
   }
 
@@ -350,11 +357,9 @@ export class MhaHeatmapElement extends RunElement {
     const step = this.#steps().find((s) => s.id === this.stepId);
     const averaged = this.#averaged(step);
     const shown = averaged ?? step;
-    const all = heatmapPanels(shown, averaged ? 1 : this.#summary().Hkv);
-    const cells = shown.shape[2] * shown.shape[3];
     const { batch, head } = this;
-    const panels = panelsDrawn(all, { batch, head, only: this.hasAttribute('only'), averaged: Boolean(averaged), cells });
-    return { step, averaged, shown, all, panels };
+    const { panels, total } = panelPlan(shown.shape, averaged ? 1 : this.#summary().Hkv, { batch, head, only: this.hasAttribute('only'), averaged: Boolean(averaged) });
+    return { step, averaged, shown, total, panels };
   }
 
   #select(b, h, { focus = false } = {}) {
@@ -383,8 +388,15 @@ export class MhaHeatmapElement extends RunElement {
       this.shadowRoot.replaceChildren(el('p', { class: 'note' }, t('hm.noSteps')));
       return;
     }
-    const { step, averaged, shown, all, panels } = this.#plan();
+    const { step, averaged, shown, total, panels } = this.#plan();
     const summary = this.#summary();
+    if (!panelFits(shown.shape[2], shown.shape[3])) {
+      // One head too big to draw in a frame: its sizes instead of a page blocked for seconds.
+      this.#built = null;
+      this.shadowRoot.replaceChildren(el('p', { class: 'note too-large' }, t('hm.tooLarge', { rows: formatCount(shown.shape[2]), cols: formatCount(shown.shape[3]),
+        max: formatCount(MAX_PANEL_CELLS), axis: formatCount(MAX_AXIS) })));
+      return;
+    }
     const labels = this.#labels();
     const kind = this.scale;
     const maskedAt = this.#maskedAt(step, Boolean(averaged));
@@ -436,7 +448,7 @@ export class MhaHeatmapElement extends RunElement {
       averaged ? el('p', { class: 'note average-note' }, t('hm.averageNote', { H: summary.H })) : null,
       legend.floorNote);
     // `only` draws the one panel its author chose (a head's card): nothing to pick, nothing left out.
-    const picker = panels.length < all.length && !this.hasAttribute('only') ? this.#picker(t, summary, Boolean(averaged), panels.length, all.length) : null;
+    const picker = panels.length < total && !this.hasAttribute('only') ? this.#picker(t, summary, Boolean(averaged), panels.length, total) : null;
 
     const readout = el('p', { class: 'readout', 'aria-live': 'polite', 'data-control': '' }, t('hm.hint'));
     const tip = el('div', { class: 'tip', hidden: true });
@@ -454,13 +466,17 @@ export class MhaHeatmapElement extends RunElement {
     const group = averaged ? 1 : summary.H / Hkv;
     const pictures = [];
     const view = () => this.#view;
-    for (let b = 0; b < summary.B; b++) {
-      const inBatch = panels.filter((p) => p.b === b);
-      if (inBatch.length === 0) continue;
+    // The drawn panels by batch row, then K/V head: loops over what is drawn, never over B or Hkv.
+    const byBatch = new Map();
+    for (const panel of panels) {
+      if (!byBatch.has(panel.b)) byBatch.set(panel.b, new Map());
+      const kvs = byBatch.get(panel.b);
+      if (!kvs.has(panel.kvHead)) kvs.set(panel.kvHead, []);
+      kvs.get(panel.kvHead).push(panel);
+    }
+    for (const [b, kvs] of byBatch) {
       const groups = el('div', { class: 'groups' });
-      for (let kv = 0; kv < Hkv; kv++) {
-        const members = inBatch.filter((p) => p.kvHead === kv);
-        if (members.length === 0) continue;
+      for (const [kv, members] of kvs) {
         const shared = group > 1;
         const sharedText = shared ? t('hm.shared', { kv, heads: members.map((p) => p.h).join(', ') }) : null;
         const box = el('div', { class: shared ? 'group shared' : 'group', role: shared ? 'group' : null, 'aria-label': sharedText });
@@ -597,10 +613,12 @@ export class MhaHeatmapElement extends RunElement {
   }
 
   #picker(t, summary, averaged, shown, total) {
-    const batch = el('select', { class: 'pick-batch', 'aria-label': t('hm.pickBatch') },
-      Array.from({ length: summary.B }, (_, b) => el('option', { value: b, selected: b === this.batch }, `b = ${b}`)));
-    const head = el('select', { class: 'pick-head', 'aria-label': t('hm.pickHead') },
-      Array.from({ length: summary.H }, (_, h) => el('option', { value: h, selected: h === this.head }, t('hm.head', { h }))));
+    // A list of up to MAX_OPTIONS choices, else a number field: 65,536 heads are not 65,536 options.
+    const choose = (className, label, count, selected, text) => (count <= MAX_OPTIONS
+      ? el('select', { class: className, 'aria-label': label }, Array.from({ length: count }, (_, i) => el('option', { value: i, selected: i === selected }, text(i))))
+      : el('input', { class: className, 'aria-label': label, type: 'number', min: 0, max: count - 1, step: 1, value: selected, inputmode: 'numeric' }));
+    const batch = choose('pick-batch', t('hm.pickBatch'), summary.B, this.batch, (b) => `b = ${b}`);
+    const head = choose('pick-head', t('hm.pickHead'), summary.H, this.head, (h) => t('hm.head', { h }));
     batch.addEventListener('change', () => this.#select(Number(batch.value), this.head));
     head.addEventListener('change', () => this.#select(this.batch, Number(head.value)));
     return el('div', { class: 'picker' }, el('p', { class: 'note' }, t('hm.partial', { n: shown, m: total })),
@@ -613,7 +631,7 @@ export class MhaHeatmapElement extends RunElement {
   // keeps a closed table of 16 K cells at T=128 from costing every run.
   #table(t, step, averaged) {
     const { labels } = this.#view;
-    const panel = heatmapPanels(step, 1).find((p) => p.b === this.batch && (averaged || p.h === this.head));
+    const panel = panelPlan(step.shape, 1, { batch: this.batch, head: this.head, only: true, averaged }).panels[0];
     const tbody = el('tbody', {});
     const which = averaged ? t('hm.mean', { H: this.#summary().H }) : t('hm.head', { h: panel.h });
     const table = el('table', {},
@@ -673,6 +691,46 @@ export class MhaHeatmapElement extends RunElement {
     if (!blob) throw new Error('no image');
     return blob;
   }
+}
+
+// How long a src file may take to arrive.
+const SRC_TIMEOUT_MS = 30_000;
+
+// A response's text, refused as soon as it passes MAX_ATTENTION_BYTES (by its Content-Length, or
+// while it streams): a 200 MB file is not read whole to be told it is too large.
+async function boundedText(response, abort, src) {
+  const tooLarge = (size) => new PageError({ code: 'tooLarge', field: 'src', key: 'import.error.tooLarge', params: { size: formatBytes(size), max: formatBytes(MAX_ATTENTION_BYTES) } });
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > MAX_ATTENTION_BYTES) {
+    abort.abort();
+    throw tooLarge(declared);
+  }
+  if (!response.body?.getReader) return response.text();
+  const reader = response.body.getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    let part;
+    try {
+      part = await reader.read();
+    } catch (error) {
+      throw new PageError({ code: 'missing', field: 'src', key: 'attention.fetch', params: { src, detail: abort.signal.aborted ? `${SRC_TIMEOUT_MS / 1000} s` : error.message } });
+    }
+    if (part.done) break;
+    size += part.value.byteLength;
+    if (size > MAX_ATTENTION_BYTES) {
+      abort.abort();
+      throw tooLarge(size);
+    }
+    chunks.push(part.value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
 }
 
 function safeProtocol(url) {

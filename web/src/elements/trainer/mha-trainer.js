@@ -193,7 +193,10 @@ export class MhaTrainerElement extends ElementBase {
 
   /** Back to step 0 with the same options: a new model, near-uniform heads. */
   reset() {
-    if (!this.#info) return;
+    if (!this.#info) {
+      this.#open();  // nothing opened yet (it failed): open again
+      return;
+    }
     this.#running = false;
     this.#history = new TrainingHistory();
     this.#last = { loss: null, accuracy: null };
@@ -264,7 +267,11 @@ export class MhaTrainerElement extends ElementBase {
   #apply(options, { fromAttributes = false } = {}) {
     const before = this.#options;
     this.#options = { ...options };
-    if (!this.#info) return;
+    if (!this.#info) {
+      // No model open yet (its opening failed): these options are another try.
+      if (this.#session && !fromAttributes) this.#open();
+      return;
+    }
     if (sameModel(before, options)) {
       if (before.lr !== options.lr || before.dropout !== options.dropout) this.#session.send({ type: 'configure', training: { lr: options.lr, dropout: options.dropout } });
     } else {
@@ -310,6 +317,7 @@ export class MhaTrainerElement extends ElementBase {
         this.#pendingProbe = null;
         this.#error = null;
         if (!message.fromCheckpoint) this.#entry = null;
+        if (message.checkpointError) this.#fail(message.checkpointError);  // opened from step 0 instead
         this.#panels.probe.show(message.task, message.probe, message.probeError);
         this.#schedule('all');
         break;
@@ -460,7 +468,8 @@ export class MhaTrainerElement extends ElementBase {
     const { t, controls, curves, probe, heads, compare, texts } = this.#panels;
     const info = this.#info;
     if (all || dirty.has('controls')) {
-      controls.show(this.#options, { running: this.#running, ready: Boolean(info) && !this.#error });
+      // An error leaves the model on screen usable: Reset and new options are the way out of it.
+      controls.show(this.#options, { running: this.#running, ready: Boolean(info) });
       compare.checked = this.#compare;
       texts.compareNote.hidden = !this.#compare;
     }
