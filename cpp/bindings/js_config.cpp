@@ -393,6 +393,27 @@ std::vector<float> floats_from_js(const std::string& field, const val& tensor) {
                         {{"field", where}, {"value", std::isnan(*bad) ? "NaN" : *bad > 0 ? "Infinity" : "-Infinity"}});
 }
 
+mha::MaskInput mask_from_js(const std::string& field, const val& mask) {
+    mha::MaskInput m = mha::config_reader::parse_mask(field, JsValue(mask), false);
+    const char* form = mha::mask_form_name(m.form);
+    const std::string values_field = field + "." + form;
+    const val values = mask[form];
+    // A typed array, or an Array of finite numbers, is copied in at once; anything else (booleans,
+    // −Infinity, a value that is not a number) is read value by value, for the message that names it.
+    const val facts = tensor_facts(values);
+    const std::string kind = facts["kind"].as<std::string>();
+    val numbers = val::undefined();
+    if (kind == "typed") numbers = val::global("Float32Array").call<val>("from", facts["view"]);
+    if (kind == "array") numbers = val::take_ownership(js_array_floats(values.as_handle()));
+    if (!numbers.isUndefined() && numbers.instanceof(val::global("Float32Array"))) {
+        m.values.resize(numbers["length"].as<std::size_t>());
+        val(emscripten::typed_memory_view(m.values.size(), m.values.data())).call<void>("set", numbers);
+    } else {
+        m.values = mha::config_reader::mask_values(values_field, m.form, JsValue(values));
+    }
+    return m;
+}
+
 std::string typed_array_tag(const val& array) {
     const val facts = tensor_facts(array);
     return facts["kind"].as<std::string>() == "typed" ? facts["tag"].as<std::string>() : "";

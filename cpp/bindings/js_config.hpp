@@ -34,6 +34,10 @@ std::string typed_array_tag(const emscripten::val& array);
 ///        refused naming its index.
 std::vector<float> floats_from_js(const std::string& field, const emscripten::val& tensor);
 
+/// @brief attnMask or keyPaddingMask as JS holds it: {shape, masked | attend | add}, the values an
+///        Array (of booleans or numbers, −Infinity allowed in `add`) or a numeric typed array.
+mha::MaskInput mask_from_js(const std::string& field, const emscripten::val& mask);
+
 /// @brief The names of the weights object's tensors, each a known weight name (Wq … bo).
 /// @throws MhaError for a weights value that is not an object, or a key that is not a weight.
 std::vector<std::string> weight_names(const emscripten::val& weights);

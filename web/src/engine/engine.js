@@ -20,10 +20,11 @@ import { createLanguageModel, LanguageModel, loadCorpus, loadLanguageModel } fro
 import { isPlainObject } from './values.js';
 import { curveSizes } from './memory.js';
 import { kvCacheTable, NAMED_SHAPES } from './kv-cache.js';
+import { linearTensors, torchTensors, TorchNameError } from './torch-names.js';
 
 export { MhaError, MhaLoadError, MhaWarning, Run, Step, Trainer, LanguageModel, loadCorpus };
 
-const TENSOR_KEYS = ['x', 'kv', 'weights', 'dOutput'];
+const TENSOR_KEYS = ['x', 'kv', 'weights', 'dOutput', 'attnMask', 'keyPaddingMask'];
 
 /**
  * The config as the engine reads it: its own enumerable keys, each read once (a getter cannot
@@ -56,6 +57,11 @@ function ownCopy(rest, tensors) {
   for (const key of Object.keys(rest)) ownRest[key] = copy(rest[key]);
   const ownTensors = {};
   for (const key of ['x', 'kv', 'dOutput']) if (tensors[key] != null) ownTensors[key] = copy(tensors[key]);
+  for (const key of ['attnMask', 'keyPaddingMask']) {
+    const mask = tensors[key];
+    if (mask == null || typeof mask !== 'object') ownTensors[key] = mask;
+    else ownTensors[key] = Object.fromEntries(Object.keys(mask).map((part) => [part, copy(mask[part])]));
+  }
   if (tensors.weights != null) {
     ownTensors.weights = Object.create(null);
     for (const key of Object.keys(tensors.weights)) ownTensors.weights[key] = copy(tensors.weights[key]);
@@ -152,46 +158,50 @@ class Engine {
   }
 
   /**
-   * PyTorch nn.MultiheadAttention parameters → the walkthrough's weights {Wq, ..., bo}.
-   * Takes { in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias } (biases optional);
-   * the dotted names of a state_dict ('out_proj.weight') work too.
+   * PyTorch nn.MultiheadAttention parameters → the walkthrough's weights {Wq, ..., bo} (and
+   * bias_k, bias_v for a module built with add_bias_kv=True, which a run then appends as its last
+   * key). Takes a state dict as PyTorch writes it: in_proj_weight, in_proj_bias, out_proj.weight
+   * (or out_proj_weight), out_proj.bias, bias_k, bias_v, under any one module path
+   * ('self_attn.in_proj_weight') or the one `prefix` names; values as Float32Arrays, arrays or
+   * nested lists (tensor.tolist()). A key it does not use is refused by name. `C` defaults to
+   * √(out_proj.weight.length).
    */
   fromTorch(params) {
     if (typeof params !== 'object' || params === null) {
       throw MhaError.from({ field: 'params', key: 'bad_type.torch_params', params: {} }, this.#messages);
     }
-    const get = (name) => {
-      const dotted = name.replace('out_proj_', 'out_proj.');
-      return Object.hasOwn(params, name) ? readKey(params, name, this.#messages) : readKey(params, dotted, this.#messages);
-    };
-    const outWeight = get('out_proj_weight');
-    const length = outWeight == null ? undefined : readKey(outWeight, 'length', this.#messages, 'out_proj_weight');
-    const C = Object.hasOwn(params, 'C') ? Number(readKey(params, 'C', this.#messages)) : Math.round(Math.sqrt(typeof length === 'number' ? length : NaN));
-    return this.#call('fromTorch', C, get('in_proj_weight'), get('in_proj_bias'), outWeight, get('out_proj_bias'));
+    const { C, tensors: t } = this.#names(() => torchTensors(params, this.#read));
+    return this.#call('fromTorch', C, t.in_proj_weight, t.in_proj_bias, t['out_proj.weight'], t['out_proj.bias'], t.bias_k, t.bias_v);
   }
 
   /**
-   * Separate projections, as Hugging Face BERT/GPT-style attention modules hold them → the
-   * walkthrough's weights {Wq, ..., bo}. Takes the state-dict names ('q_proj.weight',
-   * 'q_proj.bias', 'k_proj.weight', …, 'out_proj.bias') or nested objects ({ q_proj: { weight,
-   * bias }, … }); each weight is nn.Linear's [out_features, C]; biases optional (all or none).
-   * K and V may have fewer heads than Q (GQA/MQA). `C` defaults to √(out_proj.weight.length).
+   * Separate projections, as Hugging Face BERT/GPT-style and Llama-style attention modules hold
+   * them → the walkthrough's weights {Wq, ..., bo}. Takes the state-dict names ('q_proj.weight',
+   * 'q_proj.bias', 'k_proj.weight', …, 'out_proj.bias', or Llama's 'o_proj.weight') under any one
+   * module path or `prefix`, or nested objects ({ q_proj: { weight, bias }, … }); each weight is
+   * nn.Linear's [out_features, C]; biases optional (all or none). K and V may have fewer heads
+   * than Q (GQA/MQA). `C` defaults to √(out_proj.weight.length). A key it does not use is refused
+   * by name.
    */
   fromLinear(params) {
     if (typeof params !== 'object' || params === null) {
       throw MhaError.from({ field: 'params', key: 'bad_type.linear_params', params: {} }, this.#messages);
     }
-    const tensors = Object.create(null);
-    for (const projection of ['q_proj', 'k_proj', 'v_proj', 'out_proj']) {
-      const nested = Object.hasOwn(params, projection) ? readKey(params, projection, this.#messages) : undefined;
-      for (const part of ['weight', 'bias']) {
-        const name = `${projection}.${part}`;
-        tensors[name] = Object.hasOwn(params, name) ? readKey(params, name, this.#messages) : nested == null ? undefined : readKey(nested, part, this.#messages, name);
-      }
-    }
-    const length = tensors['out_proj.weight'] == null ? undefined : readKey(tensors['out_proj.weight'], 'length', this.#messages, 'out_proj.weight');
-    const C = Object.hasOwn(params, 'C') ? Number(readKey(params, 'C', this.#messages)) : Math.round(Math.sqrt(typeof length === 'number' ? length : NaN));
+    const { C, tensors } = this.#names(() => linearTensors(params, this.#read));
     return this.#call('fromLinear', C, tensors);
+  }
+
+  // A key of a caller's object read once, a getter that throws named as the field it is.
+  #read = (object, key, field) => readKey(object, key, this.#messages, field);
+
+  // A state dict's names read (torch-names.js), its refusal as an MhaError.
+  #names(read) {
+    try {
+      return read();
+    } catch (error) {
+      if (error instanceof TorchNameError) throw MhaError.from(error.detail, this.#messages);
+      throw error;
+    }
   }
 
   /**
