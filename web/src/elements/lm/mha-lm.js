@@ -14,6 +14,7 @@
 // text, mha-lm-walk { layer } when the reader asks the walkthrough to run this text,
 // mha-error { code, field, message }.
 import { Run } from '../../engine/run.js';
+import { isBackward } from '../../logic/walkthrough/backward-text.js';
 import { errorFrom } from '../../worker/protocol.js';
 import { startLmSession } from '../../worker/lm-session.js';
 import { translator } from '../../text/translate.js';
@@ -136,7 +137,9 @@ export class MhaLmElement extends ElementBase {
     await this.#ready;
     const text = this.text;
     const answer = await this.#session.request({ type: 'block', layer, text });
-    return { run: Run.fromTransfer(answer.run, this.#session.messages), tokens: answer.window.map((char) => (char === ' ' ? '␣' : char === '\n' ? '⏎' : char)), step: answer.step, layers: answer.layers };
+    // The forward steps only: the 19 of the walkthrough (the trace also holds a training step's backward).
+    const forward = { ...answer.run, steps: answer.run.steps.filter((step) => !isBackward(step)), gradients: null };
+    return { run: Run.fromTransfer(forward, this.#session.messages), tokens: answer.window.map((char) => (char === ' ' ? '␣' : char === '\n' ? '⏎' : char)), step: answer.step, layers: answer.layers };
   }
 
   #t() { return translator(langOf(this)); }
