@@ -593,7 +593,7 @@ export const EN = {
   'lm.error': 'The language model stopped: {detail}',
   'block.source': 'Model',
   'block.source.trainer': 'the toy model below',
-  'block.source.lm': 'the language model, on your text',
+  'block.source.lm': 'the language model',
   'block.lmTrained': 'The walkthrough and heatmaps now show layer {layer} of the language model (step {step}, B=1, T={T}, C={C}, H={H}) reading your text: its input X after LayerNorm is the real hidden state of your characters, with its trained weights. The controls above describe the seeded run.',
   'block.lmWaiting': 'Waiting for the language model…',
 };

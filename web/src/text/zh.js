@@ -592,7 +592,7 @@ export const ZH = {
   'lm.error': '语言模型停止了：{detail}',
   'block.source': '模型',
   'block.source.trainer': '下面的小模型',
-  'block.source.lm': '语言模型，读你的文字',
+  'block.source.lm': '语言模型',
   'block.lmTrained': '逐步演示和热力图现在显示语言模型（第 {step} 步，B=1，T={T}，C={C}，H={H}）的第 {layer} 层读你的文字：经 LayerNorm 之后的输入 X 是你的字符真实的隐藏状态，权重是训练好的。上面的控件描述的是种子运行。',
   'block.lmWaiting': '等待语言模型……',
 };

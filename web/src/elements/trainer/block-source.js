@@ -10,7 +10,8 @@ export const BLOCK_STYLES = sheet(`
 .block-source { display: flex; flex-wrap: wrap; gap: 0.4em 1.2em; align-items: center; margin: 0 0 0.6em; }
 .block-source label { display: inline-flex; gap: 0.4em; align-items: center; }
 .block-source input[type="checkbox"] { width: 1.2em; height: 1.2em; }
-.block-source select { min-height: 2.2em; }
+.block-source select { min-height: 2.2em; max-width: 100%; min-width: 0; }
+.block-source label { max-width: 100%; }
 .block-note { font-size: 0.88em; margin: 0 0 0.8em; border-left: 3px solid var(--accent); padding-left: 0.6em; max-width: 52em; }
 `);
 
