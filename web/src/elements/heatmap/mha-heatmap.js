@@ -20,7 +20,8 @@ import { entryOf, isScoresSized, stepTitle } from '../../catalogue/steps.js';
 import { PageError } from '../../text/page-error.js';
 import { translator } from '../../text/translate.js';
 import { download, el, langOf, svg } from '../base/dom.js';
-import { RunElement, SOURCE_ATTRIBUTES, showElementError } from '../base/run-element.js';
+import { RunElement, showElementError } from '../base/run-element.js';
+import { installProperties } from '../base/properties.js';
 import { sheet } from '../base/styles.js';
 import { paintCells, svgToPng } from './canvas.js';
 import { exportSvgText } from './export.js';
@@ -66,10 +67,6 @@ canvas.cells { display: block; width: 100%; height: 100%; image-rendering: pixel
 let legendCount = 0;
 
 export class MhaHeatmapElement extends RunElement {
-  static get observedAttributes() {
-    return ['step', 'batch', 'head', 'lang', 'pinned', 'only', 'scale', 'average', 'cell-size', 'label-length', 'src', 'trained-href', ...SOURCE_ATTRIBUTES];
-  }
-
   #run = null;
   #tokens = null;
   #attention = null; // precomputed attention (logic/heatmap/attention-file.js), or null
@@ -172,20 +169,29 @@ export class MhaHeatmapElement extends RunElement {
 
   followStep(id) { if (this.#steps().some((s) => s.id === id)) this.setAttribute('step', id); }
 
-  /** Query token labels; keys use the same ones for self-attention, s0… for a separate source. */
-  get tokens() { return this.#tokens; }
-  set tokens(tokens) { this.#tokens = tokens; this.scheduleRender(); }
+  /**
+   * Query token labels, without a new run (the `tokens` attribute and property set T and B and run
+   * again); keys use the same ones for self-attention, s0… for a separate source.
+   */
+  get labels() { return this.#tokens; }
+  set labels(tokens) { this.#tokens = tokens; this.scheduleRender(); }
 
   get stepId() {
     const id = this.getAttribute('step');
     return this.#steps().some((s) => s.id === id) ? id : 'weights';
   }
 
-  get batch() { return this.#clamp(Number(this.getAttribute('batch') ?? 0), this.#summary()?.B); }
-  get head() { return this.#clamp(Number(this.getAttribute('head') ?? 0), this.#summary()?.H); }
+  /**
+   * The panel drawn as selected, { batch, head }: the `batch` and `head` attributes (and
+   * properties) when this run has them, else 0.
+   */
+  get selected() { return { batch: this.#batch, head: this.#head }; }
+
+  get #batch() { return this.#clamp(Number(this.getAttribute('batch') ?? 0), this.#summary()?.B); }
+  get #head() { return this.#clamp(Number(this.getAttribute('head') ?? 0), this.#summary()?.H); }
 
   /** The colour scale drawn: the `scale` attribute if the step offers it, else the step's default. */
-  get scale() {
+  get scaleShown() {
     const step = this.#steps().find((s) => s.id === this.stepId);
     if (!step) return null;
     const kinds = heatmapScaleKinds(step);
@@ -311,7 +317,7 @@ export class MhaHeatmapElement extends RunElement {
     const shown = averaged ?? step;
     const all = heatmapPanels(shown, averaged ? 1 : this.#summary().Hkv);
     const cells = shown.shape[2] * shown.shape[3];
-    const { batch, head } = this;
+    const { batch, head } = this.selected;
     const panels = panelsDrawn(all, { batch, head, only: this.hasAttribute('only'), averaged: Boolean(averaged), cells });
     return { step, averaged, shown, all, panels };
   }
@@ -326,7 +332,7 @@ export class MhaHeatmapElement extends RunElement {
 
   #announce() {
     this.dispatchEvent(new CustomEvent('mha-select', { bubbles: true, composed: true,
-      detail: { step: this.stepId, batch: this.batch, head: this.head, scale: this.getAttribute('scale'), average: this.hasAttribute('average') } }));
+      detail: { step: this.stepId, batch: this.#batch, head: this.#head, scale: this.getAttribute('scale'), average: this.hasAttribute('average') } }));
   }
 
   draw() {
@@ -345,14 +351,14 @@ export class MhaHeatmapElement extends RunElement {
     const { step, averaged, shown, all, panels } = this.#plan();
     const summary = this.#summary();
     const labels = this.#labels();
-    const kind = this.scale;
+    const kind = this.scaleShown;
     const maskedAt = this.#maskedAt(step, Boolean(averaged));
     const layout = this.#layout();
     this.#view = { step: shown, kind, maskedAt: maskedAt ?? (() => false), hasMask: Boolean(maskedAt), labels, t, averaged: averaged ? summary.H : 0 };
     // A new run of the same shapes (another seed, other weights) keeps every element and only
     // repaints the numbers: no new elements, so no style or layout work for the whole heatmap.
     const key = JSON.stringify([lang, step.id, shown.shape, summary.Hkv, panels.map((p) => `${p.b}.${p.h}`), labels, Boolean(maskedAt), kind,
-      Boolean(averaged), this.#layoutKey(layout), this.hasAttribute('pinned'), this.batch, this.head, this.#steps().map((s) => s.id),
+      Boolean(averaged), this.#layoutKey(layout), this.hasAttribute('pinned'), this.#batch, this.#head, this.#steps().map((s) => s.id),
       this.seeded, this.getAttribute('trained-href'), this.#attention?.title ?? null]);
     if (this.#built?.key === key && this.shadowRoot.contains(this.#built.section)) {
       this.#repaint();
@@ -427,7 +433,7 @@ export class MhaHeatmapElement extends RunElement {
           const label = averaged
             ? t('hm.panelLabelMean', { step: this.#title(t, step.id), b: panel.b, H: summary.H, rows: panel.rows, cols: panel.cols })
             : t('hm.panelLabel', { step: this.#title(t, step.id), b: panel.b, h: panel.h, rows: panel.rows, cols: panel.cols });
-          const picture = buildPanel({ panel, geometry, caption, label, selected: panel.b === this.batch && (averaged || panel.h === this.head), view, host });
+          const picture = buildPanel({ panel, geometry, caption, label, selected: panel.b === this.#batch && (averaged || panel.h === this.#head), view, host });
           pictures.push(picture);
           return picture.figure;
         })));
@@ -527,11 +533,11 @@ export class MhaHeatmapElement extends RunElement {
 
   #picker(t, summary, averaged, shown, total) {
     const batch = el('select', { class: 'pick-batch', 'aria-label': t('hm.pickBatch') },
-      Array.from({ length: summary.B }, (_, b) => el('option', { value: b, selected: b === this.batch }, `b = ${b}`)));
+      Array.from({ length: summary.B }, (_, b) => el('option', { value: b, selected: b === this.#batch }, `b = ${b}`)));
     const head = el('select', { class: 'pick-head', 'aria-label': t('hm.pickHead') },
-      Array.from({ length: summary.H }, (_, h) => el('option', { value: h, selected: h === this.head }, t('hm.head', { h }))));
-    batch.addEventListener('change', () => this.#select(Number(batch.value), this.head));
-    head.addEventListener('change', () => this.#select(this.batch, Number(head.value)));
+      Array.from({ length: summary.H }, (_, h) => el('option', { value: h, selected: h === this.#head }, t('hm.head', { h }))));
+    batch.addEventListener('change', () => this.#select(Number(batch.value), this.#head));
+    head.addEventListener('change', () => this.#select(this.#batch, Number(head.value)));
     return el('div', { class: 'picker' }, el('p', { class: 'note' }, t('hm.partial', { n: shown, m: total })),
       summary.B > 1 ? el('label', {}, `${t('hm.pickBatch')} `, batch) : null,
       averaged ? null : el('label', {}, `${t('hm.pickHead')} `, head));
@@ -542,7 +548,7 @@ export class MhaHeatmapElement extends RunElement {
   // keeps a closed table of 16 K cells at T=128 from costing every run.
   #table(t, step, averaged) {
     const { labels } = this.#view;
-    const panel = heatmapPanels(step, 1).find((p) => p.b === this.batch && (averaged || p.h === this.head));
+    const panel = heatmapPanels(step, 1).find((p) => p.b === this.#batch && (averaged || p.h === this.#head));
     const tbody = el('tbody', {});
     const which = averaged ? t('hm.mean', { H: this.#summary().H }) : t('hm.head', { h: panel.h });
     const table = el('table', {},
@@ -570,7 +576,7 @@ export class MhaHeatmapElement extends RunElement {
   }
 
   #fileName(ext) {
-    return `mha-lens-${this.stepId}-b${this.batch}-${this.#view?.averaged ? 'mean' : `h${this.head}`}.${ext}`;
+    return `mha-lens-${this.stepId}-b${this.#batch}-${this.#view?.averaged ? 'mean' : `h${this.#head}`}.${ext}`;
   }
 
   async #export(kind) {
@@ -611,3 +617,5 @@ function safeProtocol(url) {
     return '';
   }
 }
+
+installProperties(MhaHeatmapElement, 'mha-heatmap');

@@ -4,7 +4,8 @@
 import { chainSteps, stepTitle } from '../../catalogue/steps.js';
 import { translator } from '../../text/translate.js';
 import { axisChip, el, langOf, patchChildren } from '../base/dom.js';
-import { RunElement, SOURCE_ATTRIBUTES } from '../base/run-element.js';
+import { RunElement } from '../base/run-element.js';
+import { installProperties } from '../base/properties.js';
 import { sheet } from '../base/styles.js';
 
 const STYLES = sheet(`
@@ -18,8 +19,6 @@ button[aria-current="step"] .id { color: var(--accent); font-weight: 700; }
 `);
 
 export class MhaShapesElement extends RunElement {
-  static get observedAttributes() { return ['lang', 'current', ...SOURCE_ATTRIBUTES]; }
-
   #run = null;
   #tokens = null;
   #drawnKey = null;
@@ -50,7 +49,7 @@ export class MhaShapesElement extends RunElement {
   set run(run) { this.takeRun(run, this.#tokens); }
 
   /** The token labels of its run (it shows shapes only; followers of it read them). */
-  get tokens() { return this.#tokens; }
+  get labels() { return this.#tokens; }
 
   acceptRun(run, tokens) {
     this.#run = run;
@@ -84,3 +83,5 @@ export class MhaShapesElement extends RunElement {
     patchChildren(this.shadowRoot, [list]);
   }
 }
+
+installProperties(MhaShapesElement, 'mha-shapes');

@@ -105,9 +105,9 @@ export class BlockSourcePanel {
     }
     const tokens = block.tokens.map(String);
     const { T, C, H } = block.run.summary;
-    walkthrough.tokens = tokens;
+    walkthrough.labels = tokens;
     walkthrough.run = block.run;
-    heatmap.tokens = tokens;
+    heatmap.labels = tokens;
     heatmap.run = block.run;
     shapes.run = block.run;
     this.#show();

@@ -16,7 +16,8 @@ import { inputStep, stepTitle } from '../../catalogue/steps.js';
 import { shapeFormulaOf, shapeFormulaText } from '../../catalogue/shape-formula.js';
 import { translator } from '../../text/translate.js';
 import { axisChip, el, langOf, patchChildren, reducedMotion, svg } from '../base/dom.js';
-import { RunElement, SOURCE_ATTRIBUTES } from '../base/run-element.js';
+import { RunElement } from '../base/run-element.js';
+import { installProperties } from '../base/properties.js';
 import { sheet } from '../base/styles.js';
 
 const UNIT = 10; // SVG units per cell in the tensor picture
@@ -59,8 +60,6 @@ figcaption { font-size: 0.9em; color: var(--muted); }
 `);
 
 export class MhaWalkthroughElement extends RunElement {
-  static get observedAttributes() { return ['step', 'from', 'to', 'lang', ...SOURCE_ATTRIBUTES]; }
-
   #run = null;
   #tokens = null;
   #index = 0;
@@ -110,9 +109,12 @@ export class MhaWalkthroughElement extends RunElement {
     this.render();
   }
 
-  /** Token labels (query positions) for captions. */
-  get tokens() { return this.#tokens; }
-  set tokens(tokens) {
+  /**
+   * Token labels (query positions) for captions, without a new run (the `tokens` attribute and
+   * property set T and B and run again).
+   */
+  get labels() { return this.#tokens; }
+  set labels(tokens) {
     this.#tokens = tokens;
     this.scheduleRender(); // the labels in the picture
   }
@@ -503,3 +505,5 @@ function captionKind(input, step) {
   const kind = changeKind(input, step);
   return kind === 'recolor' && !step.changesValues ? 'same' : kind;
 }
+
+installProperties(MhaWalkthroughElement, 'mha-walkthrough');
