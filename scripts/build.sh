@@ -19,14 +19,14 @@ cmake --build build/wasm -j"$jobs"
 # The checkpoints the trainer section opens with (scripts/make_checkpoints.js), beside the trainer.
 mkdir -p web/dist/checkpoints
 cp web/checkpoints/*.mhat web/checkpoints/manifest.json web/dist/checkpoints/
+cp web/checkpoints/checkpoint-urls.mjs web/dist/checkpoint-urls.mjs
 
 # The formulas as MathML, rendered by KaTeX now rather than in every reader's browser.
 node scripts/render_formulas.js
 
 # The embeddable widgets as one ES module next to the .wasm it loads (web/dist/mha-lens.js). No
 # --external: what a browser loads holds no node:* import, and this build fails if one creeps in.
-node_modules/.bin/esbuild web/src/mha-lens.js --bundle --format=esm --minify --platform=browser \
-  --log-level=warning --outfile=web/dist/mha-lens.js
+node scripts/bundle_widgets.js
 
 # The trainer section's Web Worker, a file beside the bundle: the bundle starts it as
 # new Worker(new URL('./mha-trainer-worker.js', import.meta.url)), which a host's CSP allows with

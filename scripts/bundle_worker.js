@@ -7,6 +7,7 @@
 // (where its .wasm is: cpp/bindings/wasm_url.js) and a factory that says it is not there: 10 KB
 // gzipped less for every page that trains.
 import { build } from 'esbuild';
+import { assetsBeside } from './bundle_widgets.js';
 
 const ENGINE_GLUE = /mha_engine\.mjs$/;
 
@@ -22,6 +23,20 @@ export const defaultWasmUrl = () => new URL('./mha_engine.wasm', import.meta.url
   },
 };
 
+// The trainer's glue stays a file of its own beside the worker (the page's bundle loads it too).
+const trainerGlueBeside = {
+  name: 'trainer-glue-beside',
+  setup(builder) {
+    builder.onResolve({ filter: /mha_trainer\.mjs$/ }, () => ({ path: 'mha_trainer.mjs', namespace: 'trainer-glue' }));
+    builder.onLoad({ filter: /.*/, namespace: 'trainer-glue' }, () => ({
+      contents: `const glue = await import(new URL('./mha_trainer.mjs', import.meta.url).href);
+export default glue.default;
+export const defaultWasmUrl = glue.defaultWasmUrl;`,
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
   entryPoints: [new URL('../web/src/worker/mha-trainer-worker.js', import.meta.url).pathname],
   outfile: new URL('../web/dist/mha-trainer-worker.js', import.meta.url).pathname,
@@ -30,5 +45,5 @@ await build({
   minify: true,
   platform: 'browser',
   logLevel: 'warning',
-  plugins: [noPlainEngine],
+  plugins: [noPlainEngine, trainerGlueBeside, assetsBeside],
 });

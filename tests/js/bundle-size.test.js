@@ -14,8 +14,11 @@ import { gzipSync } from 'node:zlib';
 // the target. Raised by decision from 226,000 when the catalogue's text moved out of the .wasm
 // into the JS module the page reads before the engine loads (the catalogue.js module, ~5 KB) and a
 // run began to cross as numbers (the config tape's reader, ~3 KB of .wasm); web/docs/performance.md
-// ("Payload") says what brings the payload back down.
-const BUDGET_BYTES = 236_000;
+// ("Payload") says what brings the payload back down. Raised by decision from 236,000 when every
+// attribute got a same-named property from one attribute table (what React 19 and Vue set), the
+// load errors began to name the trainer's own file and a dev server's fix, and env.assetPath came
+// (~1.8 KB); per-element entries (mha-lens/heatmap, …) are how a page carries less.
+const BUDGET_BYTES = 238_000;
 
 test('mha-lens.js + mha_engine.wasm stay under the gzipped budget', () => {
   const dist = new URL('../../web/dist/', import.meta.url);
@@ -48,5 +51,7 @@ test('a page that trains: bundle, trainer glue and .wasm, worker; the checkpoint
   assert.ok(!bundle.includes('MHAT') && bundle.length < 400_000, 'no checkpoint inside the bundle (the smallest is 70 KB)');
   for (const task of ['reverse', 'sort', 'previous', 'induction']) assert.ok(readFileSync(new URL(`checkpoints/${task}.mhat`, dist)).length > 0, task);
   // The worker does not carry the plain engine's glue (scripts/bundle_worker.js).
-  assert.ok(gz('mha-trainer-worker.js') < 21_000, `worker ${gz('mha-trainer-worker.js')} B`);
+  // 21,500: raised from 21,000 with the engine's asset rule (env.assetPath, the trainer's own
+  // messages), which the worker's engine carries too.
+  assert.ok(gz('mha-trainer-worker.js') < 21_500, `worker ${gz('mha-trainer-worker.js')} B`);
 });

@@ -618,3 +618,11 @@ export function createEngine(options?: EngineOptions): Promise<Engine>;
  * @throws MhaLoadError naming the URL tried and the fix
  */
 export function getEngine(options?: EngineOptions): Promise<Engine>;
+
+/**
+ * Settings for the whole page (or process). `assetPath`: the folder (a URL, relative to the page)
+ * that holds mha_engine.wasm, mha_trainer.mjs, mha_trainer.wasm and checkpoints/, for a site that
+ * serves them itself; null (the default): where the bundler emitted them, or beside the package's
+ * JS. A wasm-url attribute or a meta tag wins over it.
+ */
+export const env: { assetPath: string | null };
