@@ -56,6 +56,7 @@ const ATTRIBUTES = {
   'label-length': { kind: 'number' },
   src: { kind: 'text' },
   'trained-href': { kind: 'text' },
+  'embed-base': { kind: 'text' },
   task: { kind: 'text', values: ['reverse', 'sort', 'previous', 'induction'] },
   layers: { kind: 'number' },
   heads: { kind: 'number' },
@@ -102,6 +103,7 @@ export const ATTRIBUTE_DOCS = {
   'label-length': 'most characters of a token label',
   src: 'precomputed attention file (JSON) to draw instead of a run',
   'trained-href': 'link to trained weights, shown beside seeded ones',
+  'embed-base': 'where the playground\'s "Copy embed code" points',
   task: 'the task the model learns',
   layers: 'transformer layers',
   heads: 'heads per layer',
@@ -121,7 +123,7 @@ export const ELEMENT_ATTRIBUTES = {
   'mha-walkthrough': [...CONFIG, ...COMMON, 'step', 'from', 'to'],
   'mha-heatmap': [...CONFIG, ...COMMON, 'step', 'batch', 'head', 'only', 'pinned', 'scale', 'average', 'cell-size', 'label-length', 'src', 'trained-href'],
   'mha-shapes': [...CONFIG, ...COMMON, 'current'],
-  'mha-playground': [...CONFIG.filter((name) => name !== 't'), 'lang', 'theme', 'trained-href'],
+  'mha-playground': [...CONFIG.filter((name) => name !== 't'), 'lang', 'theme', 'trained-href', 'embed-base'],
   'mha-trainer': ['task', 'layers', 'heads', 'lr', 'dropout', 'seed', 'probe', 'trained', 'compare', 'lang', 'theme', 'controls', 'wasm-url', 'worker'],
 };
 

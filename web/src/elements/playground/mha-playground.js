@@ -183,6 +183,8 @@ export class MhaPlaygroundElement extends ElementBase {
       const value = this.getAttribute(attribute);
       this.#state[field] = field === 'bias' ? parseBias(value) : value;
     }
+    // One sentence of tokens and no b is one batch row, as for every element.
+    if (this.hasAttribute('tokens') && !this.hasAttribute('b') && this.getAttribute('tokens').trim()) this.#state.B = 1;
   }
 
   // Everything, in the reader's language: the controls (with the import panel), the three
