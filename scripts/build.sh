@@ -15,6 +15,8 @@ if [ ! -f build/wasm/CMakeCache.txt ]; then
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build build/wasm -j"$jobs"
+# The glue without the one import.meta.url that webpack would bake the build machine's path from.
+node scripts/patch_glue.js
 
 # The checkpoints the trainer section opens with (scripts/make_checkpoints.js), beside the trainer.
 mkdir -p web/dist/checkpoints

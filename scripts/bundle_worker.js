@@ -27,11 +27,9 @@ export const defaultWasmUrl = () => new URL('./mha_engine.wasm', import.meta.url
 const trainerGlueBeside = {
   name: 'trainer-glue-beside',
   setup(builder) {
-    builder.onResolve({ filter: /mha_trainer\.mjs$/ }, () => ({ path: 'mha_trainer.mjs', namespace: 'trainer-glue' }));
+    builder.onResolve({ filter: /trainer-glue\.js$/ }, () => ({ path: 'trainer-glue.js', namespace: 'trainer-glue' }));
     builder.onLoad({ filter: /.*/, namespace: 'trainer-glue' }, () => ({
-      contents: `const glue = await import(new URL('./mha_trainer.mjs', import.meta.url).href);
-export default glue.default;
-export const defaultWasmUrl = glue.defaultWasmUrl;`,
+      contents: "export const loadTrainerGlue = () => import(new URL('./mha_trainer.mjs', import.meta.url).href);",
       loader: 'js',
     }));
   },

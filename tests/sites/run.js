@@ -16,7 +16,7 @@
 // report.json go to tests/artifacts/sites/.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { ENTRIES, REACT_COMPONENTS } from './entries.js';
@@ -96,6 +96,9 @@ async function packPackage() {
   const unpacked = join(dir, 'package');
   await mkdir(unpacked);
   await exec('tar', ['-xzf', join(dir, info.filename), '-C', unpacked, '--strip-components=1']);
+  // React, the optional peer 'mha-lens/react' imports, as an author's app has it.
+  await mkdir(join(unpacked, 'node_modules'), { recursive: true });
+  await symlink(join(ROOT, 'node_modules', 'react'), join(unpacked, 'node_modules', 'react'));
   return { tarball: join(dir, info.filename), unpacked };
 }
 
@@ -203,7 +206,7 @@ async function buildSite(site, dir, env) {
     let output = '';
     const passed = await check(step.label, async () => {
       if (step.copy) {
-        for (const [from, to] of step.copy) await cp(join(dir, from), join(dir, to));
+        for (const [from, to] of step.copy) await cp(join(dir, from), join(dir, to), { recursive: true });
         return '';
       }
       const result = await exec(step.command[0], step.command.slice(1), { cwd: join(dir, step.cwd ?? ''), env, timeout: 600_000 });
@@ -214,7 +217,11 @@ async function buildSite(site, dir, env) {
     if (!passed && step.required) return false;
     if (passed && step.warnings) {
       await check(`${step.label} prints no warning`, () => {
-        const lines = output.split('\n').filter((line) => /warn|critical dependency|\(!\)/i.test(line));
+        // webpack's performance hints say that an asset is over 244 KiB, which the engine's .wasm
+        // (300 KB) always is: advice about the site's weight, not about how the package bundles.
+        const hint = /(asset|entrypoint) size limit|performance recommendations/i;
+        const warnings = output.split('\n').filter((line) => /warn|critical dependency|\(!\)/i.test(line) && !hint.test(line));
+        const lines = warnings.filter((line) => !/compiled with \d+ warnings?/i.test(line) || warnings.length > 1);
         if (lines.length) fail(list(lines, 10));
       });
     }

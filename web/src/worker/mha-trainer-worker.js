@@ -7,9 +7,7 @@
 //
 // The messages both ways are in protocol.js.
 import { createEngine, MhaLoadError } from '../engine/engine.js';
-// The trainer's glue, imported here and not looked up: a worker that bundlers build as one file
-// (Vite's default worker format cannot split) holds it, and the engine uses it instead of importing it.
-import * as trainerGlue from '../../dist/mha_trainer.mjs';
+import { loadTrainerGlue } from './trainer-glue.js';
 import { droppedOut } from '../logic/training/heads.js';
 import { exampleProbe, parseProbe } from '../logic/training/probe.js';
 import { errorData } from './protocol.js';
@@ -128,7 +126,7 @@ export function startService(post, { sliceMs = 40, scoresEvery = 1 } = {}) {
 
   const handlers = {
     async init({ wasmModule, wasmUrl }) {
-      engine = await createEngine({ trainer: true, wasmModule, wasmUrl, trainerGlue });
+      engine = await createEngine({ trainer: true, wasmModule, wasmUrl, trainerGlue: await loadTrainerGlue() });
       post({ type: 'ready', messages: engine.messages });
     },
     async open(message) {
