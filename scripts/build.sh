@@ -22,6 +22,8 @@ node scripts/patch_glue.js
 mkdir -p web/dist/checkpoints
 cp web/checkpoints/*.mhat web/checkpoints/manifest.json web/dist/checkpoints/
 cp web/checkpoints/checkpoint-urls.mjs web/dist/checkpoint-urls.mjs
+# The stylesheet that sizes the elements before they are defined, beside the bundle for a page that copies dist/.
+cp web/widgets.css web/dist/widgets.css
 
 # The formulas as MathML, rendered by KaTeX now rather than in every reader's browser.
 node scripts/render_formulas.js

@@ -6,22 +6,24 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { elementProps } from '../../web/src/logic/react-props.js';
 
-test('attributes as text under their names, events as React 19 listener props, the rest passed through', () => {
+test('attributes as text under their names, events and data properties apart, the rest passed through', () => {
   const onStep = () => {};
   const ref = { current: null };
   const config = { C: 8 };
-  const props = elementProps('mha-heatmap', {
-    id: 'h', className: 'wide', ref, config, c: 12, h: 3, tokens: ['the', 'cat'], keyLengths: [3, 2], cellSize: 28, only: true, average: false,
-    bias: false, 'label-length': 3, for: 'walk', onMhaSelect: onStep, onMhaStep: onStep, onMhaError: 'not a function',
+  const { attributes, events, data } = elementProps('mha-heatmap', {
+    id: 'h', className: 'wide', config, c: 12, h: 3, tokens: ['the', 'cat'], keyLengths: [3, 2], cellSize: 28, only: true, average: false,
+    bias: false, 'label-length': 3, for: 'walk', onMhaSelect: onStep, onMhaStep: onStep, onMhaError: 'not a function', run: undefined,
   });
-  assert.deepEqual(props, {
-    id: 'h', className: 'wide', ref, config, c: '12', h: '3', tokens: 'the cat', 'key-lengths': '3 2', 'cell-size': '28', only: '',
-    bias: 'false', 'label-length': '3', for: 'walk', 'onmha-select': onStep,
+  assert.deepEqual(attributes, {
+    id: 'h', className: 'wide', c: '12', h: '3', tokens: 'the cat', 'key-lengths': '3 2', 'cell-size': '28', only: '',
+    bias: 'false', 'label-length': '3', for: 'walk',
     // an event the heatmap does not fire passes through as React would get it
     onMhaStep: onStep,
   });
-  assert.deepEqual(elementProps('mha-trainer', { task: 'reverse', lr: 0.01, trained: true, probe: [3, 1, 4], onMhaTrainStep: onStep }),
-    { task: 'reverse', lr: '0.01', trained: '', probe: '3 1 4', 'onmha-train-step': onStep });
+  assert.deepEqual(events, { 'mha-select': onStep });
+  assert.deepEqual(data, { config });
+  assert.deepEqual(elementProps('mha-trainer', { task: 'reverse', lr: 0.01, trained: true, probe: [3, 1, 4], onMhaTrainStep: onStep, ref }),
+    { attributes: { task: 'reverse', lr: '0.01', trained: '', probe: '3 1 4', ref }, events: { 'mha-train-step': onStep }, data: {} });
 });
 
 test('the components render the elements with their attributes on the server', async () => {

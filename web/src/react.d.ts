@@ -12,7 +12,8 @@ import type {
 } from './mha-lens.js';
 import type { Run } from './engine/engine.js';
 
-export * from './mha-lens.js';
+export { MhaHeatmapElement, MhaRunElement, MhaShapesElement, MhaWalkthroughElement, env, getEngine } from './mha-lens.js';
+export type * from './mha-lens.js';
 
 /** The data properties of the elements that take a run or a config (set as properties). */
 interface MhaRunProps { run?: Run | null; config?: ElementConfig | null; labels?: string[] | null }
