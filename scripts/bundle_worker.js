@@ -36,7 +36,13 @@ const trainerGlueBeside = {
 };
 
 await build({
-  entryPoints: [new URL('../web/src/worker/mha-trainer-worker.js', import.meta.url).pathname],
+  // The worker, and the service it runs as this module's export: a page whose worker did not start
+  // imports this same file and runs the service on its own thread (assets-beside.js).
+  stdin: {
+    contents: "import './mha-trainer-worker.js';\nexport { startService } from './trainer-service.js';",
+    resolveDir: new URL('../web/src/worker/', import.meta.url).pathname,
+    loader: 'js',
+  },
   outfile: new URL('../web/dist/mha-trainer-worker.js', import.meta.url).pathname,
   bundle: true,
   format: 'esm',

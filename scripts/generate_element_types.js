@@ -118,18 +118,20 @@ function svelteDts() {
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
-// The column the estimates are made for: 43 em (688 px at 16 px, a docs theme's text column);
-// below 700 px of viewport, a phone's column (22 em), where the walkthrough stacks its list.
-const WIDE_EM = 43;
-const NARROW_EM = 22;
-// The trainer and the playground draw far more than their config says: their heights as measured
-// in Chromium at 43 em wide (tests/sites screenshots), before and after they open.
-const MEASURED = { 'mha-trainer': [112, 150], 'mha-playground': [150, 190] };
+// The column the estimates are made for, in the elements' own em (15 px, their font size): 48 em
+// (720 px, a docs theme's or a blog's text column); below 700 px of viewport, a phone's column
+// (23 em), where the walkthrough stacks its list.
+const EM_PX = 15;
+const WIDE_EM = 48;
+const NARROW_EM = 23;
+// The trainer and the playground draw far more than a config says: their heights as measured in
+// Chromium at 760 px wide (the sites suite's pages), and about 1.4 times that in a phone's column.
+const MEASURED = { 'mha-trainer': [152, 213], 'mha-playground': [405, 567] };
 
 const EXAMPLE = { B: 2, T: 4, C: 8, H: 2 };
 const WORDS = ['w0', 'w1', 'w2', 'w3'];
 const em = (tag, { config = EXAMPLE, attributes = {}, tokens = null, lang = 'en', width = WIDE_EM } = {}) =>
-  `${(reservedHeight(tag, { config, tokens, attributes, width: width * 16, em: 16, lang }) / 16).toFixed(1)}em`;
+  `${(reservedHeight(tag, { config, tokens, attributes, width: width * EM_PX, em: EM_PX, lang }) / EM_PX).toFixed(1)}em`;
 
 // [selector, the estimate]: later rules win over earlier ones of the same weight.
 function reservations(width) {
@@ -163,7 +165,8 @@ function widgetsCss() {
     '   script): a block as tall as the element will be, estimated from its attributes as the element',
     '   itself estimates it. Once defined, the element reserves its own height. Import it where the',
     "   page's CSS is (import 'mha-lens/widgets.css'), or copy web/widgets.css beside the page. */",
-    `${tags.join(', ')} { display: block; }`,
+    // The elements' own font size, so that these em are theirs (their shadow styles set it once defined).
+    `${tags.map((tag) => `${tag}:not(:defined):not([hidden])`).join(',\n')} { display: block; font-size: var(--mha-font-size, 15px); }`,
     ...reservations(WIDE_EM).map((r) => rule(r)),
     '@media (max-width: 700px) {',
     ...reservations(NARROW_EM).map((r) => rule(r, '  ')),

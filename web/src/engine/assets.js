@@ -13,8 +13,8 @@ import { CHECKPOINT_URLS } from '../../dist/checkpoint-urls.mjs';
 /** The trainer's Emscripten glue module: { default: factory, defaultWasmUrl }. */
 export const importTrainerGlue = () => import('../../dist/mha_trainer.mjs');
 
-/** The trainer service (worker/mha-trainer-worker.js), for the page's thread when no worker starts. */
-export const importTrainerService = () => import('../worker/mha-trainer-worker.js');
+/** The trainer service (worker/trainer-service.js), for the page's thread when no worker starts. */
+export const importTrainerService = () => import('../worker/trainer-service.js');
 
 /** The URL of checkpoint `file` as the bundler emitted it (null for a file it does not know). */
 export const checkpointUrl = (file) => CHECKPOINT_URLS[file]?.() ?? null;

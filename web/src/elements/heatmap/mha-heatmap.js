@@ -174,7 +174,7 @@ export class MhaHeatmapElement extends RunElement {
    * again); keys use the same ones for self-attention, s0… for a separate source.
    */
   get labels() { return this.#tokens; }
-  set labels(tokens) { this.#tokens = tokens; this.scheduleRender(); }
+  set labels(tokens) { this.#tokens = tokens; this.#labelsGiven = true; this.scheduleRender(); }
 
   get stepId() {
     const id = this.getAttribute('step');
@@ -224,10 +224,14 @@ export class MhaHeatmapElement extends RunElement {
     return { rows, cols: keyLabels(rows, Tk, cross) };
   }
 
+  // Labels for precomputed attention that brings none: the tokens attribute (or property), else
+  // labels set as such (not a run's).
   #givenTokens() {
-    if (Array.isArray(this.#tokens)) return this.#tokens;
-    return this.hasAttribute('tokens') ? parseTokens(this.getAttribute('tokens')) : undefined;
+    if (this.hasAttribute('tokens')) return parseTokens(this.getAttribute('tokens'));
+    return this.#labelsGiven && Array.isArray(this.#tokens) ? this.#tokens : undefined;
   }
+
+  #labelsGiven = false;
 
   #show(attention) {
     this.#attention = attention;
