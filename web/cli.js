@@ -28,7 +28,7 @@ Attention: --algorithm naive|tiled|incremental   --block-q <n> --block-k <n> (ti
 Output:  --json (the whole trace)   --step <id> (that tensor laid out by its axes)
          --backward (also the backward pass, for L = Σ output: dOutput of ones)
          --at <n> (with --step: a decoding step as it was at step t)   --lang en|zh
-         --version   --help
+         --version (-v)   --help (-h)
 Example: mha-lens walk --B 2 --T 4 --C 8 --H 2 --mask causal --step weights
          mha-lens walk --B 1 --T 6 --C 8 --H 2 --mask causal --algorithm tiled --block-q 2 --block-k 3
 
@@ -53,7 +53,7 @@ const options = {
   task: { type: 'string' }, steps: { type: 'string' }, layers: { type: 'string' }, heads: { type: 'string' },
   width: { type: 'string' }, lr: { type: 'string' }, dropout: { type: 'string' }, batch: { type: 'string' },
   algorithm: { type: 'string' }, 'block-q': { type: 'string' }, 'block-k': { type: 'string' }, at: { type: 'string' },
-  tolerance: { type: 'string' }, version: { type: 'boolean' },
+  tolerance: { type: 'string' }, version: { type: 'boolean', short: 'v' },
 };
 // The sizes, also in lower case as the elements' attributes name them (--b, --t, --tk, …).
 const SIZES = ['B', 'T', 'Tk', 'C', 'H', 'Hkv'];
