@@ -392,7 +392,7 @@ export class MhaHeatmapElement extends RunElement {
       el('button', { type: 'button', 'data-export': 'svg', 'aria-label': t('hm.exportSvg') }, 'SVG'));
     exports.addEventListener('click', (event) => this.#export(event.target.closest('button')?.dataset.export));
     const legend = this.#legend(shown, Boolean(maskedAt), t);
-    const bar = el('div', { class: 'bar' },
+    const bar = el('div', { class: 'bar', part: 'bar' },
       this.hasAttribute('pinned') || heatmapSteps.length < 2 ? null : el('label', { 'data-control': '' }, `${t('hm.step')} `, stepSelect),
       el('label', { 'data-control': '' }, `${t('hm.scale')} `, scaleSelect),
       step.op === 'softmax' && summary.H > 1 ? el('label', { class: 'average-toggle', 'data-control': '' }, averageBox, t('hm.average')) : null,
@@ -415,7 +415,7 @@ export class MhaHeatmapElement extends RunElement {
       set active(value) { self.#active = value; },
       select: (b, h, options) => this.#select(b, h, options),
     };
-    const grid = el('div', { class: 'grid' });
+    const grid = el('div', { class: 'grid', part: 'grid' });
     const { geometry } = layout;
     const Hkv = averaged ? 1 : summary.Hkv;
     const group = averaged ? 1 : summary.H / Hkv;

@@ -75,7 +75,7 @@ export class MhaShapesElement extends RunElement {
     this.#drawnKey = key;
     // The focusable one: the current step, else the first.
     const focusable = chain.some((step) => step.id === current) ? current : chain[0]?.id;
-    const list = el('ol', { 'aria-label': t('shapes.label') }, chain.map((step) => el('li', {},
+    const list = el('ol', { part: 'chain', 'aria-label': t('shapes.label') }, chain.map((step) => el('li', {},
       el('button', { type: 'button', 'data-id': step.id, tabindex: step.id === focusable ? 0 : -1, 'aria-current': step.id === current ? 'step' : null, 'aria-label': `${stepTitle(t, step.id, this.#run.summary)} [${step.shape.join(',')}]` },
         el('span', { class: 'id' }, step.id),
         el('span', {}, step.axes.map((axis, i) => axisChip(axis, step.shape[i], lang)))))));

@@ -217,9 +217,9 @@ export class MhaWalkthroughElement extends RunElement {
       const button = event.target.closest('button[data-id]');
       if (button) this.#goTo(this.#visibleSteps().findIndex((s) => s.id === button.dataset.id), { animate: true, emit: true });
     });
-    const nav = el('nav', { class: 'steps', 'aria-label': t('wt.steps') }, list);
-    const detail = el('div', { class: 'detail' },
-      el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': t('wt.controls'), 'data-control': '' }),
+    const nav = el('nav', { class: 'steps', part: 'steps', 'aria-label': t('wt.steps') }, list);
+    const detail = el('div', { class: 'detail', part: 'detail' },
+      el('div', { class: 'toolbar', part: 'toolbar', role: 'toolbar', 'aria-label': t('wt.controls'), 'data-control': '' }),
       el('div', { class: 'body', 'aria-live': 'polite' }));
     this.shadowRoot.replaceChildren(el('section', { class: steps.length <= 1 ? 'wt single' : 'wt', 'aria-label': t('wt.label') }, nav, detail));
     if (steps.length <= 1) nav.hidden = true;
