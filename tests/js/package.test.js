@@ -146,4 +146,19 @@ export const wrongTheme = <mha-shapes theme="night" />;
   const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
   const result = await run(tsc, ['-p', join(app, 'tsconfig.json')], { cwd: app }).catch((error) => error);
   assert.equal(result.code ?? 0, 0, `${result.stdout}${result.stderr}`);
+  // A Node-only project: no DOM lib, no @types at all.
+  await writeFile(join(app, 'tsconfig.node.json'), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', lib: ['es2022'], types: [], skipLibCheck: false },
+    files: ['node-only.ts'],
+  }));
+  await writeFile(join(app, 'node-only.ts'), `
+import { compileEngine, createEngine, env, type Run } from 'mha-lens';
+env.assetPath = null;
+const engine = await createEngine({ wasmUrl: 'web/dist/mha_engine.wasm' });
+const run: Run = engine.run({ B: 1, T: 2, C: 4, H: 2 });
+const { url } = await compileEngine();
+export const sizes = [run.output.length, url.length];
+`);
+  const node = await run(tsc, ['-p', join(app, 'tsconfig.node.json')], { cwd: app }).catch((error) => error);
+  assert.equal(node.code ?? 0, 0, `Node-only: ${node.stdout}${node.stderr}`);
 });

@@ -589,14 +589,14 @@ export interface EngineOptions {
    * engine (web/dist/mha_engine.mjs, or your bundle: Vite and webpack emit the file and point
    * there; with esbuild, copy mha_engine.wasm beside the bundle).
    */
-  wasmUrl?: string | URL;
+  wasmUrl?: string | UrlLike;
   /** The .wasm bytes, if already loaded. */
   wasmBinary?: ArrayBuffer | Uint8Array;
   /**
    * The compiled .wasm (what compileEngine() gave, posted to a Web Worker, say), with its URL as
    * `wasmUrl` so that the trainer's glue is found beside it: nothing is fetched or compiled again.
    */
-  wasmModule?: WebAssembly.Module;
+  wasmModule?: CompiledWasm;
 }
 
 /**
@@ -604,7 +604,7 @@ export interface EngineOptions {
  * engine with the trainer) and gives the compiled module with the URL it came from.
  * @throws MhaLoadError naming the URL tried and the fix
  */
-export function compileEngine(options?: { wasmUrl?: string | URL; trainer?: boolean }): Promise<{ url: string; module: WebAssembly.Module }>;
+export function compileEngine(options?: { wasmUrl?: string | UrlLike; trainer?: boolean }): Promise<{ url: string; given: boolean; module: CompiledWasm }>;
 
 /**
  * Loads an engine of its own. The .wasm at one URL is fetched and compiled once, however many
@@ -625,4 +625,11 @@ export function getEngine(options?: EngineOptions): Promise<Engine>;
  * serves them itself; null (the default): where the bundler emitted them, or beside the package's
  * JS. A wasm-url attribute or a meta tag wins over it.
  */
-export const env: { assetPath: string | null };
+export declare const env: { assetPath: string | null };
+
+// Named without the DOM's types, so that a Node-only project (lib es2022, @types/node or none)
+// type-checks against these declarations too.
+/** A URL object (URL in browsers and Node), or anything with its href. */
+export interface UrlLike { readonly href: string }
+/** A compiled WebAssembly.Module, as compileEngine() gives it. */
+export type CompiledWasm = typeof globalThis extends { WebAssembly: { Module: new (...args: never[]) => infer M } } ? M : object;
