@@ -277,6 +277,7 @@ async function loadChecks(name, site, label, page, url, browser, { built }) {
   const ids = widgets.map((w) => w.id);
   // A: the page as a reader gets it.
   let opened;
+  const started = Date.now();
   const loaded = await check(`${label}: loads`, async () => {
     opened = await openSite(browser, url, { collectScripts: true });
     return '';
@@ -287,6 +288,8 @@ async function loadChecks(name, site, label, page, url, browser, { built }) {
   let anyDrawn = false;
   try {
     const got = await waitSettled(tab, ids);
+    // From asking for the page to every widget drawn (or showing its error).
+    measure(`${label} widgets drawn s`, +((Date.now() - started) / 1000).toFixed(2));
     await tab.waitForTimeout(1500);
     const after = await probe(tab, ids);
     for (const widget of widgets) {
