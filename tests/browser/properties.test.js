@@ -7,7 +7,7 @@
 // (tests/sites/contract.js), which checks the same twins in real framework builds.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.js';
 import { TIMEOUT, launch, makeHostSite } from './harness.js';
@@ -43,6 +43,10 @@ document.getElementById('main').append(walk, follow, causal);
 <mha-heatmap id="follow" for="walk" step="scores" head="2"></mha-heatmap>
 <mha-shapes id="shapes" b="2" t="5" c="16" h="4" hkv="2"></mha-shapes>
 </body></html>`);
+  // The bundle where Vite 5/6's dev server pre-bundles a dependency, with no .wasm beside it.
+  await mkdir(join(site, 'node_modules', '.vite', 'deps'), { recursive: true });
+  await copyFile(join(site, 'lib', 'mha-lens.js'), join(site, 'node_modules', '.vite', 'deps', 'mha-lens.js'));
+  await writeFile(join(site, 'prebundled.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>deps</title><script type="module" src="node_modules/.vite/deps/mha-lens.js"></script></head><body><mha-shapes id="shapes"></mha-shapes></body></html>');
   host = await startServer({ port: 0, root: site });
 });
 after(async () => {
@@ -142,5 +146,13 @@ test('the engine not loading: every element says so, followers too, and each fir
   for (const text of shown) assert.match(text, /mha_engine\.wasm is not at .*missing\/mha_engine\.wasm \(HTTP 404\)/);
   const fired = await page.evaluate(() => window.mhaErrors);
   assert.deepEqual(fired.sort(), ['shapes', 'walk'], 'one mha-error each from the elements that failed; the follower shows the walkthrough\'s');
+  await context.close();
+});
+
+test('a bundle a dev server pre-bundled into .vite/deps/: the error names the URL tried and the one line that fixes it', { timeout: TIMEOUT }, async () => {
+  const { page, context } = await open('prebundled.html');
+  await page.waitForFunction(() => document.getElementById('shapes').shadowRoot.querySelector('.element-error'));
+  const text = await page.evaluate(() => document.getElementById('shapes').shadowRoot.querySelector('.element-error').textContent);
+  assert.match(text, /mha_engine\.wasm is not at http:\/\/127\.0\.0\.1:\d+\/node_modules\/\.vite\/deps\/mha_engine\.wasm \(HTTP 404\)\. A dev server pre-bundled mha-lens .*optimizeDeps: \{ exclude: \['mha-lens'\] \}/);
   await context.close();
 });

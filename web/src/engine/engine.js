@@ -339,7 +339,7 @@ async function wasmLocation(wasmUrl, kind = 'engine') {
   if (!given) {
     const folder = assetFolder();
     if (folder) return { url: new URL(FILES[kind], folder).href, given: true };
-    return { url: kind === 'trainer' ? (await importTrainerGlue()).defaultWasmUrl() : defaultWasmUrl(), given: false };
+    return { url: kind === 'trainer' ? (await loadTrainerGlue(null)).defaultWasmUrl() : defaultWasmUrl(), given: false };
   }
   let url;
   try {
