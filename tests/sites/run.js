@@ -209,7 +209,7 @@ async function buildSite(site, dir, env) {
         for (const [from, to] of step.copy) await cp(join(dir, from), join(dir, to), { recursive: true });
         return '';
       }
-      const result = await exec(step.command[0], step.command.slice(1), { cwd: join(dir, step.cwd ?? ''), env, timeout: 600_000 });
+      const result = await exec(step.command[0], step.command.slice(1), { cwd: join(dir, step.cwd ?? ''), env, timeout: 1_200_000 }); // a Docusaurus build on a busy 2-core machine: minutes
       output = result.output;
       if (result.code !== 0) fail(`exit ${result.code} after ${(result.ms / 1000).toFixed(1)} s:\n${tail(result.output)}`);
       return `${(result.ms / 1000).toFixed(1)} s`;
@@ -279,7 +279,8 @@ async function loadChecks(name, site, label, page, url, browser, { built }) {
   let opened;
   const started = Date.now();
   const loaded = await check(`${label}: loads`, async () => {
-    opened = await openSite(browser, url, { collectScripts: true });
+    // A dev server compiles a page on its first request: on a busy machine that takes minutes.
+    opened = await openSite(browser, url, { collectScripts: true, timeout: built ? 60_000 : 240_000 });
     return '';
   });
   if (!loaded) return;
@@ -438,7 +439,7 @@ async function trainerChecks(tab, label, id, got) {
 async function navigationChecks(name, site, base, browser) {
   const ids = widgetsOf('lesson').map((w) => w.id);
   await check('lesson reached by client-side navigation from the home page: every widget draws, no console error', async () => {
-    const opened = await openSite(browser, new URL(site.navigate.from.replace(/^\//, ''), base).href);
+    const opened = await openSite(browser, new URL(site.navigate.from.replace(/^\//, ''), base).href, { timeout: site.kind === 'dev' ? 240_000 : 60_000 });
     const errors = () => [...new Set(opened.log.errors.map((e) => tidy(e).slice(0, 300)))];
     try {
       await opened.page.locator(site.navigate.link).first().click();
