@@ -18,9 +18,12 @@ cmake --build build/wasm -j"$jobs"
 # The glue without the one import.meta.url that webpack would bake the build machine's path from.
 node scripts/patch_glue.js
 
-# The checkpoints the trainer section opens with (scripts/make_checkpoints.js), beside the trainer.
-mkdir -p web/dist/checkpoints
-cp web/checkpoints/*.mhat web/checkpoints/manifest.json web/dist/checkpoints/
+# The checkpoints the trainer section and the language model open with (scripts/make_checkpoints.js,
+# scripts/lm/make_checkpoints.js), and the language model's corpora (scripts/lm/make_corpora.js),
+# beside the trainer: the JS API finds them from its .wasm's URL.
+mkdir -p web/dist/checkpoints web/dist/corpora
+cp web/checkpoints/*.mhat web/checkpoints/*.json web/dist/checkpoints/
+cp -R web/corpora/. web/dist/corpora/
 cp web/checkpoints/checkpoint-urls.mjs web/dist/checkpoint-urls.mjs
 # The stylesheet that sizes the elements before they are defined, beside the bundle for a page that copies dist/.
 cp web/widgets.css web/dist/widgets.css

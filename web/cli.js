@@ -18,6 +18,8 @@ import { translator } from './src/text/translate.js';
 const USAGE = `Usage: mha-lens walk --B <n> --T <n> --C <n> --H <n> [options]   (no sizes: the seed example)
        mha-lens train --task reverse|sort|previous|induction [--steps N] [--seed S] [--json]
        mha-lens check trace.json [--tolerance 1e-4] [--json]
+       mha-lens lm --corpus moby-dick|tang-poems [--prompt "Call me"] [--length 200]
+                   [--temperature 0.8] [--top-k 0] [--seed 0] [--train N] [--json]
 
 Sizes:   --B batch  --T query length  --Tk key/value length (cross-attention)
          --C model width  --H heads  --Hkv key/value heads (GQA/MQA)
@@ -37,6 +39,11 @@ train:   trains the engine's tiny transformer on a task and prints progress, the
          --task  --steps (default: the task's)  --seed  --layers --heads --width --lr --dropout
          --batch  --json  --lang en|zh
 
+lm:      the character language model trained by this engine (English: Moby-Dick; Chinese: Tang
+         five-character verse). Generates --length characters after --prompt with the KV cache,
+         and prints the held-out bits per character and each head's job scores. --train N trains
+         a new model from scratch for N steps first (--seed, --layers --heads --width --lr --batch).
+
 check:   compares your own attention module, traced by mha_lens_trace.py (in this package's
          scripts/: python3 mha_lens_trace.py file.py:Class --mask causal --out trace.json), with
          the engine's steps on the same inputs and weights: one line per recorded variable, the
@@ -53,6 +60,8 @@ const options = {
   task: { type: 'string' }, steps: { type: 'string' }, layers: { type: 'string' }, heads: { type: 'string' },
   width: { type: 'string' }, lr: { type: 'string' }, dropout: { type: 'string' }, batch: { type: 'string' },
   algorithm: { type: 'string' }, 'block-q': { type: 'string' }, 'block-k': { type: 'string' }, at: { type: 'string' },
+  corpus: { type: 'string' }, prompt: { type: 'string' }, length: { type: 'string' }, temperature: { type: 'string' },
+  'top-k': { type: 'string' }, train: { type: 'string' },
   tolerance: { type: 'string' }, version: { type: 'boolean', short: 'v' },
 };
 // The sizes, also in lower case as the elements' attributes name them (--b, --t, --tk, …).
@@ -227,14 +236,18 @@ async function main() {
     await check(positionals.slice(1), values);
     return;
   }
-  if (!['walk', 'train'].includes(positionals[0]) || positionals.length > 1) {
-    usageError(positionals.length ? `Unknown command "${positionals.join(' ')}".` : 'Missing the command: walk, train or check.');
+  if (!['walk', 'train', 'lm'].includes(positionals[0]) || positionals.length > 1) {
+    usageError(positionals.length ? `Unknown command "${positionals.join(' ')}".` : 'Missing the command: walk, train, lm or check.');
   }
   const lang = values.lang ?? 'en';
   if (!['en', 'zh'].includes(lang)) usageError(`--lang must be en or zh, not "${lang}".`);
   const t = translator(lang);
   if (positionals[0] === 'train') {
     await train(values, t, lang);
+    return;
+  }
+  if (positionals[0] === 'lm') {
+    await languageModel(values, lang);
     return;
   }
 
@@ -351,6 +364,64 @@ async function train(values, t, lang) {
     const text = jobs.map((job) => `${job} ${head.jobs[job].toFixed(3)} (${t('cli.train.atStart')}: ${startScores[i].jobs[job].toFixed(3)})`).join(' · ');
     console.log(`layer ${head.layer} head ${head.head}: ${text}`);
   });
+}
+
+// mha-lens lm: the language model of the JS API (web/src/engine/language-model.js) in the terminal.
+async function languageModel(values, lang) {
+  const lmOptions = ['corpus', 'prompt', 'length', 'temperature', 'top-k', 'seed', 'train', 'json', 'lang', 'layers', 'heads', 'width', 'lr', 'batch'];
+  const extra = Object.keys(values).find((name) => !lmOptions.includes(name));
+  if (extra) usageError(`lm takes ${lmOptions.map((name) => `--${name}`).join(' ')}, not --${extra}.`);
+  if (values.corpus === undefined) usageError('lm needs --corpus moby-dick or --corpus tang-poems.');
+  const engine = await createEngine({ trainer: true });
+  const fail = (error) => {
+    if (!(error instanceof MhaError)) throw error;
+    process.stderr.write(`error: ${error.messageIn(lang)}\n`);
+    process.exit(2);
+  };
+  const number = (name, fallback) => (values[name] === undefined ? fallback : numberOrText(values[name]));
+  try {
+    const trainSteps = number('train', 0);
+    const shape = {};
+    for (const key of ['layers', 'heads', 'width', 'lr', 'batch']) if (values[key] !== undefined) shape[key] = numberOrText(values[key]);
+    const fromScratch = values.train !== undefined;
+    const lm = engine.languageModel(fromScratch ? { corpus: values.corpus, trained: false, seed: number('seed', 0), ...shape } : { corpus: values.corpus });
+    const log = (line) => { if (!values.json) console.log(line); };
+    const o = lm.options;
+    log(`mha-lens lm · ${lm.corpus} · ${o.layers} layers × ${o.heads} heads, width ${o.width}, context T=${o.T} · ${formatCount(lm.parameterCount)} parameters · ${fromScratch ? `new, seed ${o.seed}` : `trained, step ${lm.step}`}`);
+    const curve = [];
+    if (fromScratch) {
+      const started = performance.now();
+      const chunk = Math.max(1, Math.round(trainSteps / 10));
+      curve.push({ step: 0, bits: lm.evaluate({ windows: 64 }).bits });
+      while (lm.step < trainSteps) {
+        const last = lm.train(Math.min(chunk, trainSteps - lm.step));
+        const bits = lm.evaluate({ windows: 64 }).bits;
+        curve.push({ step: last.step, loss: last.loss, bits });
+        log(`step ${String(last.step).padStart(6)}  loss ${last.loss.toFixed(4)}  held-out ${bits.toFixed(3)} bits/char  (${((performance.now() - started) / lm.step).toFixed(1)} ms/step)`);
+      }
+    }
+    const prompt = values.prompt ?? (lm.corpus === 'tang-poems' ? '春' : 'Call me');
+    const encoded = lm.encode(prompt);
+    const started = performance.now();
+    const text = lm.generate(prompt, { length: number('length', 200), temperature: number('temperature', 0.8), topK: number('top-k', 0), seed: number('seed', 0) });
+    const ms = performance.now() - started;
+    const evaluation = lm.evaluate();
+    const heads = lm.headScores();
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify({ corpus: lm.corpus, options: o, step: lm.step, prompt, unknown: encoded.unknown, text, generationMs: ms, heldoutBits: evaluation.bits, heads, curve }, null, 1)}\n`);
+      return;
+    }
+    if (encoded.unknown.length) log(`(not in the vocabulary, read as "${encoded.chars[encoded.unknown[0].index]}": ${encoded.unknown.map((u) => JSON.stringify(u.char)).join(' ')})`);
+    log('');
+    log(`${prompt}${text}`);
+    log('');
+    log(`${Array.from(text).length} characters in ${ms.toFixed(0)} ms · held-out ${evaluation.bits.toFixed(3)} bits/char`);
+    for (const head of heads) {
+      log(`layer ${head.layer} head ${head.head}: ${Object.entries(head.jobs).map(([job, score]) => `${job} ${score.toFixed(3)}`).join(' · ')}`);
+    }
+  } catch (error) {
+    fail(error);
+  }
 }
 
 // mha-lens check trace.json: a learner's module, traced by scripts/mha_lens_trace.py, against

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "js_result.hpp"
+#include "mha/model/language_model.hpp"
 #include "mha/model/trainer.hpp"
 
 using emscripten::val;
@@ -67,6 +68,12 @@ val describe(const TrainerState& s) {
     options.set("weightDecay", static_cast<double>(c.weight_decay));
     options.set("dropout", static_cast<double>(c.dropout));
     options.set("clip", static_cast<double>(c.clip));
+    if (c.task == Task::text) {
+        options.set("corpus", c.corpus);
+        options.set("repeatShare", static_cast<double>(c.repeat.share));
+        options.set("repeatMin", static_cast<double>(c.repeat.min));
+        options.set("repeatMax", static_cast<double>(c.repeat.max));
+    }
     val out = val::object();
     out.set("task", task);
     out.set("options", options);
@@ -89,6 +96,8 @@ TrainerOptions options_from_js(const val& options) {
     number("heads", o.heads); number("width", o.width); number("batch", o.batch); number("lr", o.lr);
     number("weightDecay", o.weight_decay); number("dropout", o.dropout); number("clip", o.clip);
     flag("mlp", o.mlp); flag("layernorm", o.layernorm);
+    if (!options["corpus"].isUndefined()) o.corpus = options["corpus"].as<std::string>();
+    number("repeatShare", o.repeat_share); number("repeatMin", o.repeat_min); number("repeatMax", o.repeat_max);
     return o;
 }
 
@@ -120,6 +129,34 @@ val attention_to_js(const std::vector<std::vector<float>>& layers) {
     return list;
 }
 
+val text_scores_to_js(const std::vector<TextHeadScore>& all) {
+    val list = val::array();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        val jobs = val::object();
+        jobs.set("previousChar", all[i].jobs.previousChar);
+        jobs.set("induction", all[i].jobs.induction);
+        jobs.set("halfLine", all[i].jobs.halfLine);
+        jobs.set("line", all[i].jobs.line);
+        val head = val::object();
+        head.set("layer", static_cast<double>(all[i].layer));
+        head.set("head", static_cast<double>(all[i].head));
+        head.set("jobs", jobs);
+        list.set(i, head);
+    }
+    return list;
+}
+
+std::vector<std::uint16_t> ids_from_js(const val& array) {  // a Uint8Array or Uint16Array of a corpus
+    const std::size_t n = array["length"].as<std::size_t>();
+    std::vector<std::uint16_t> ids(n);
+    val(emscripten::typed_memory_view(n, ids.data())).call<void>("set", array);
+    return ids;
+}
+
+val ints_to_js(const std::vector<std::int32_t>& values) {
+    return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
+}
+
 val predicted_to_js(const std::vector<std::int32_t>& predicted) {
     return val(emscripten::typed_memory_view(predicted.size(), predicted.data())).call<val>("slice");
 }
@@ -131,7 +168,9 @@ public:
     /// A fresh trainer of these options at step 0.
     val create(const val& options) {
         return guarded([&] {
-            state_ = create_trainer(resolve_options(options_from_js(options)));
+            TrainerState created = create_trainer(resolve_options(options_from_js(options)));
+            generator_.reset();
+            state_ = std::move(created);
             return describe(*state_);
         });
     }
@@ -140,13 +179,16 @@ public:
     val open(const val& checkpoint) {
         return guarded([&] {
             const std::vector<std::uint8_t> bytes = bytes_from_js(checkpoint);
-            state_ = load(bytes.data(), bytes.size());
+            TrainerState loaded = load(bytes.data(), bytes.size());
+            generator_.reset();
+            state_ = std::move(loaded);
             return describe(*state_);
         });
     }
 
-    val save() const {
-        return guarded([&] { return bytes_to_js(mha::model::save(state())); });
+    /// The whole trainer (parametersOnly false), or its parameters only, in float16 if asked.
+    val save(bool parameters_only, bool float16) const {
+        return guarded([&] { return bytes_to_js(mha::model::save(state(), {parameters_only, float16})); });
     }
 
     // options: { lr, weightDecay, dropout, clip }, numbers only (trainer.js has checked names and types).
@@ -157,6 +199,7 @@ public:
                 if (!options[key].isUndefined()) into = options[key].as<double>();
             };
             number("lr", o.lr); number("weightDecay", o.weight_decay); number("dropout", o.dropout); number("clip", o.clip);
+            generator_.reset();
             state_ = reconfigure(state(), o);
             return describe(*state_);
         });
@@ -164,6 +207,7 @@ public:
 
     val train(double steps) {
         return guarded([&] {
+            generator_.reset();  // it reads the parameters this changes
             const TrainChunk chunk = mha::model::train(state(), steps);
             val out = val::object();
             out.set("step", static_cast<double>(chunk.step));
@@ -222,6 +266,77 @@ public:
         return guarded([&] { return describe(state()); });
     }
 
+    // --- The language model (language_model.hpp) ---
+
+    /// The corpus's character ids (train may be empty for a model that only reads) and the id of "\n".
+    val attach_corpus(const val& train, const val& heldout, double vocab, double newline) {
+        return guarded([&] {
+            auto corpus = std::make_shared<TextCorpus>();
+            corpus->train = ids_from_js(train);
+            corpus->heldout = ids_from_js(heldout);
+            corpus->vocab = static_cast<std::size_t>(vocab);
+            corpus->newline = static_cast<std::int32_t>(newline);
+            check_corpus(*corpus, state().config.shape.vocab, state().config.shape.T);
+            state().corpus = std::move(corpus);
+            return val(true);
+        });
+    }
+
+    /// positions: 0 as trained, 1 removed, 2 shuffled by `seed` (the positional-encoding lesson).
+    val lm_next(const val& ids, double positions, double seed) const {
+        return guarded([&] {
+            if (positions == 0) return owned_floats(next_distribution(state(), tokens_from_js(ids)));
+            return owned_floats(next_distribution(changed(positions, seed), tokens_from_js(ids)));
+        });
+    }
+
+    val lm_bits(const val& ids) const {
+        return guarded([&] { return val(bits_per_char(state(), tokens_from_js(ids))); });
+    }
+
+    val lm_heldout(double windows) const {
+        return guarded([&] {
+            const TextEvaluation e = evaluate_heldout(state(), static_cast<std::size_t>(windows));
+            val out = val::object();
+            out.set("bits", e.bits);
+            out.set("characters", static_cast<double>(e.characters));
+            return out;
+        });
+    }
+
+    /// Each head's jobs on `ids`, or on held-out text when `ids` is null.
+    val lm_scores(const val& ids, double windows) const {
+        return guarded([&] {
+            if (ids.isNull()) return text_scores_to_js(heldout_head_scores(state(), static_cast<std::size_t>(windows)));
+            return text_scores_to_js(text_head_scores(state(), tokens_from_js(ids)));
+        });
+    }
+
+    val lm_attention(const val& ids, double positions, double seed) const {
+        return guarded([&] {
+            if (positions == 0) return attention_to_js(text_attention(state(), tokens_from_js(ids)));
+            return attention_to_js(text_attention(changed(positions, seed), tokens_from_js(ids)));
+        });
+    }
+
+    /// A generation after `ids`, continued by lm_continue; training or opening ends it.
+    val lm_start(const val& ids, double temperature, double top_k, double seed) {
+        return guarded([&] {
+            check_generation(state(), 1, temperature, top_k, seed);
+            generator_.reset();
+            generator_.emplace(state(), tokens_from_js(ids), temperature, static_cast<std::size_t>(top_k), static_cast<std::uint32_t>(seed));
+            return generation_to_js({});
+        });
+    }
+
+    val lm_continue(double count) {
+        return guarded([&] {
+            if (!generator_) throw mha::MhaError("generate", "lm.no_generation", {});
+            check_generation(state(), count, 0, 0, 0);
+            return generation_to_js(generator_->next(static_cast<std::size_t>(count)));
+        });
+    }
+
 private:
     // A session is made by create() or open(); JS never calls another method before either succeeds.
     TrainerState& state() {
@@ -230,7 +345,21 @@ private:
     }
     const TrainerState& state() const { return const_cast<TrainerSession*>(this)->state(); }
 
+    TrainerState changed(double positions, double seed) const {
+        return with_positions(state(), positions == 1 ? Positions::removed : Positions::shuffled, static_cast<std::uint32_t>(seed));
+    }
+
+    val generation_to_js(const std::vector<std::int32_t>& ids) const {
+        val out = val::object();
+        out.set("ids", ints_to_js(ids));
+        out.set("cached", static_cast<double>(generator_->decoder().cached()));
+        out.set("cacheBytes", generator_->decoder().cache_bytes());
+        out.set("rebuilds", static_cast<double>(generator_->decoder().rebuilds()));
+        return out;
+    }
+
     std::optional<TrainerState> state_;
+    std::optional<Generator> generator_;  ///< reads state_, so it is reset before state_ changes
 };
 
 }  // namespace
@@ -249,5 +378,13 @@ EMSCRIPTEN_BINDINGS(mha_trainer) {
         .function("attention", &TrainerSession::attention)
         .function("view", &TrainerSession::view)
         .function("block", &TrainerSession::block)
-        .function("info", &TrainerSession::info);
+        .function("info", &TrainerSession::info)
+        .function("attachCorpus", &TrainerSession::attach_corpus)
+        .function("lmNext", &TrainerSession::lm_next)
+        .function("lmBits", &TrainerSession::lm_bits)
+        .function("lmHeldout", &TrainerSession::lm_heldout)
+        .function("lmScores", &TrainerSession::lm_scores)
+        .function("lmAttention", &TrainerSession::lm_attention)
+        .function("lmStart", &TrainerSession::lm_start)
+        .function("lmContinue", &TrainerSession::lm_continue);
 }

@@ -23,6 +23,7 @@ import os from 'node:os';
 import { createEngine } from '../../web/src/engine/engine.js';
 import { noise } from './noise.js';
 import { trainingBenchmark } from './train-bench.js';
+import { languageModelBenchmark } from './lm-bench.js';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -349,8 +350,10 @@ async function main() {
   // The training-step benchmark: ours vs PyTorch (one thread) vs TF.js, interleaved.
   console.log('');
   results.training = await trainingBenchmark({ quick });
+  console.log('\nlanguage model: generation and opening');
+  results.languageModel = await languageModelBenchmark({ quick });
   results.targets = targets(results);
-  for (const [name, t] of Object.entries(results.training.targets)) results.targets[name] = { ...t, text: `${t.ratio.toFixed(2)}×` };
+  for (const [name, t] of Object.entries({ ...results.training.targets, ...results.languageModel.targets })) results.targets[name] = { ...t, text: `${t.ratio.toFixed(2)}×` };
   console.log('\ntargets');
   for (const [name, t] of Object.entries(results.targets)) console.log(`  ${t.met ? 'met    ' : 'NOT MET'} ${name}: ${t.text}`);
 

@@ -40,6 +40,11 @@ def make_batch(task, B, T, V, g):
         y = torch.full_like(x, -1)
         y[:, 1:] = x[:, :-1]
         return x, y
+    if task == "text":
+        # the language model's step: the next character of a window (the characters' values do
+        # not change the work; the engine draws its windows from the corpus)
+        row = torch.randint(0, V, (B, T + 1), generator=g)
+        return row[:, :-1], row[:, 1:]
     if task == "sort":
         x = torch.argsort(torch.rand(B, V, generator=g), dim=1)[:, :T]
         return x, x.sort(1).values

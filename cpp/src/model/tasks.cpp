@@ -18,6 +18,8 @@ const std::vector<TaskSpec>& task_specs() {
         {"sort", Task::sort, false, 8, 16, 1500, 3, 1, 64, true, 1e-3f, "answer", 0.45},
         {"previous", Task::previous, true, 16, 16, 400, 1, 1, 32, false, 3e-3f, "previousToken", 0.8},
         {"induction", Task::induction, true, 24, 32, 1000, 2, 1, 32, false, 3e-3f, "prefixMatching", 0.7},
+        // The character language model (scripts/lm/FINDINGS.md): its vocabulary is its corpus's.
+        {"text", Task::text, true, 128, 81, 3000, 2, 4, 128, true, 3e-3f, "previousToken", 0.9},
     };
     return specs;
 }
@@ -82,6 +84,10 @@ void make_batch(Task task, std::size_t B, std::size_t T, std::size_t vocab, Mulb
                 for (std::size_t i = n; i + 1 < T; ++i) y[i] = x[i + 1];
                 break;
             }
+            case Task::text:  // drawn from its corpus (make_text_batch); nothing to make here
+                std::fill(x, x + T, 0);
+                std::fill(y, y + T, -1);
+                break;
         }
     }
 }
@@ -147,6 +153,10 @@ void targets_for(Task task, const std::int32_t* x, std::size_t T, std::int32_t* 
             break;
         case Task::induction:
             for (std::size_t i = 0; i < T; ++i) y[i] = i + 1 < T && std::find(x, x + i, x[i]) != x + i ? x[i + 1] : -1;
+            break;
+        case Task::text:
+            for (std::size_t i = 0; i + 1 < T; ++i) y[i] = x[i + 1];
+            if (T) y[T - 1] = -1;
             break;
     }
 }

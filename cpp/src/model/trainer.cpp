@@ -8,6 +8,7 @@
 #include "mha/config.hpp"
 #include "mha/error.hpp"
 #include "mha/forward.hpp"
+#include "mha/model/language_model.hpp"
 #include "mha/model/layers.hpp"
 
 namespace mha::model {
@@ -59,14 +60,16 @@ void set_training_options(TrainerConfig& c, const TrainingOptions& o, float defa
 TrainerConfig resolve_options(const TrainerOptions& o) {
     const TaskSpec* spec = find_task(o.task);
     if (!spec) throw MhaError("task", "unknown_task", {{"value", o.task}});
+    const bool text = spec->task == Task::text;
     TrainerConfig c;
     c.task = spec->task;
     c.steps = spec->steps;
     c.seed = static_cast<std::uint32_t>(whole_option("seed", o.seed, 0, 0, 4294967295.0));
     ModelShape& s = c.shape;
     s.causal = spec->causal;
-    s.T = whole_option("T", o.T, spec->T, 4, 64);
-    s.vocab = whole_option("vocab", o.vocab, spec->vocab, 2, 512);
+    // A language model reads longer texts over a vocabulary of up to a few thousand characters.
+    s.T = whole_option("T", o.T, spec->T, 4, text ? 256 : 64);
+    s.vocab = whole_option("vocab", o.vocab, spec->vocab, 2, text ? 4096 : 512);
     s.layers = whole_option("layers", o.layers, spec->layers, 1, 4);
     s.heads = whole_option("heads", o.heads, spec->heads, 1, 16);
     s.C = whole_option("width", o.width, spec->width, 4, 256);
@@ -74,6 +77,18 @@ TrainerConfig resolve_options(const TrainerOptions& o) {
     s.layernorm = o.layernorm.value_or(true);
     c.batch = whole_option("batch", o.batch, 32, 1, 512);
     set_training_options(c, {o.lr, o.weight_decay, o.dropout, o.clip}, spec->lr);
+    if (text) {
+        const bool named = !o.corpus.empty() && o.corpus.size() <= 32 &&
+                           std::all_of(o.corpus.begin(), o.corpus.end(), [](char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-'; });
+        if (!named) throw MhaError("corpus", "lm.corpus_name", {{"value", o.corpus.substr(0, 40)}});
+        c.corpus = o.corpus;
+        c.repeat.share = real_option("repeatShare", o.repeat_share, 0.0f, 0, 1, false);
+        const double longest = static_cast<double>((s.T + 1) / 2);
+        c.repeat.min = whole_option("repeatMin", o.repeat_min, std::min<std::size_t>(16, (s.T + 1) / 2), 1, longest);
+        c.repeat.max = whole_option("repeatMax", o.repeat_max, std::min<std::size_t>(48, (s.T + 1) / 2), static_cast<double>(c.repeat.min), longest);
+    } else if (!o.corpus.empty()) {
+        throw MhaError("corpus", "lm.corpus_for_text", {{"task", spec->name}});
+    }
     if (s.C % s.heads != 0)
         throw MhaError("heads", "bad_option.heads", {{"width", std::to_string(s.C)}, {"heads", std::to_string(s.heads)}, {"divisors", divisors_of(s.C)}});
     const std::size_t needed = min_vocab(c.task, s.T);
@@ -167,10 +182,63 @@ private:
 [[noreturn]] void corrupt(const char* reason) { throw MhaError("checkpoint", "checkpoint.corrupt", {{"reason", reason}}); }
 
 constexpr std::size_t header_words = 3, option_words = 17, state_words = 3;
+// Version 2's words after the options: the corpus's name (32 bytes), the repeat rows, the storage.
+constexpr std::size_t name_words = 8, extra_words = name_words + 4;
+constexpr std::uint32_t stored_parameters_only = 1u, stored_float16 = 2u;
+
+std::size_t stored_words(std::size_t n, CheckpointStorage storage) {
+    const std::size_t params = storage.float16 ? (n + 1) / 2 : n;
+    return params + (storage.parameters_only ? 0 : 2 * n);
+}
 
 }  // namespace
 
-std::vector<std::uint8_t> save(const TrainerState& s) {
+std::uint16_t to_half(float value) {
+    std::uint32_t x;
+    std::memcpy(&x, &value, 4);
+    const std::uint32_t sign = (x >> 16) & 0x8000u;
+    x &= 0x7FFFFFFFu;
+    if (x >= 0x7F800000u) return static_cast<std::uint16_t>(sign | 0x7C00u | (x > 0x7F800000u ? 0x200u : 0));  // inf, NaN
+    if (x >= 0x477FF000u) return static_cast<std::uint16_t>(sign | 0x7C00u);  // rounds past 65504
+    if (x < 0x38800000u) {  // below the smallest normal half: a subnormal, rounded to nearest even
+        if (x < 0x33000000u) return static_cast<std::uint16_t>(sign);
+        const std::uint32_t mantissa = (x & 0x7FFFFFu) | 0x800000u;
+        const int shift = 126 - static_cast<int>(x >> 23);  // value / 2^−24, in 14 … 24 places
+        std::uint32_t h = mantissa >> shift;
+        const std::uint32_t rest = mantissa & ((1u << shift) - 1u), midway = 1u << (shift - 1);
+        if (rest > midway || (rest == midway && (h & 1u))) ++h;
+        return static_cast<std::uint16_t>(sign | h);
+    }
+    std::uint32_t h = ((x >> 13) - (112u << 10));  // rebias the exponent 127 → 15
+    const std::uint32_t rest = x & 0x1FFFu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+    return static_cast<std::uint16_t>(sign | h);
+}
+
+float from_half(std::uint16_t half) {
+    const std::uint32_t sign = static_cast<std::uint32_t>(half & 0x8000u) << 16;
+    const std::uint32_t exponent = (half >> 10) & 0x1Fu, mantissa = half & 0x3FFu;
+    std::uint32_t x;
+    if (exponent == 0x1F) {
+        x = sign | 0x7F800000u | (mantissa << 13);
+    } else if (exponent == 0) {
+        if (mantissa == 0) {
+            x = sign;
+        } else {  // subnormal: normalise
+            int e = -1;
+            std::uint32_t m = mantissa;
+            do { m <<= 1; ++e; } while ((m & 0x400u) == 0);
+            x = sign | ((112u - static_cast<std::uint32_t>(e)) << 23) | ((m & 0x3FFu) << 13);
+        }
+    } else {
+        x = sign | ((exponent + 112u) << 23) | (mantissa << 13);
+    }
+    float value;
+    std::memcpy(&value, &x, 4);
+    return value;
+}
+
+std::vector<std::uint8_t> save(const TrainerState& s, CheckpointStorage storage) {
     const TrainerConfig& c = s.config;
     Writer w;
     w.u32(magic);
@@ -183,12 +251,33 @@ std::vector<std::uint8_t> save(const TrainerState& s) {
     w.u32((c.shape.mlp ? 1u : 0u) | (c.shape.layernorm ? 2u : 0u));
     for (const float value : {c.lr, c.weight_decay, c.dropout, c.clip, c.beta1, c.beta2, c.eps}) w.f32(value);
     w.u32(static_cast<std::uint32_t>(c.steps));
+    char name[4 * name_words] = {};
+    std::memcpy(name, c.corpus.data(), std::min(c.corpus.size(), sizeof name));
+    for (std::size_t i = 0; i < name_words; ++i) {
+        std::uint32_t word;
+        std::memcpy(&word, name + 4 * i, 4);
+        w.u32(word);
+    }
+    w.f32(c.repeat.share);
+    w.u32(static_cast<std::uint32_t>(c.repeat.min));
+    w.u32(static_cast<std::uint32_t>(c.repeat.max));
+    w.u32((storage.parameters_only ? stored_parameters_only : 0u) | (storage.float16 ? stored_float16 : 0u));
     w.u32(s.step);
     w.u32(s.rng);
     w.u32(static_cast<std::uint32_t>(s.params.size()));
-    w.floats(s.params);
-    w.floats(s.m);
-    w.floats(s.v);
+    if (storage.float16) {
+        for (std::size_t i = 0; i < s.params.size(); i += 2) {
+            const std::uint32_t low = to_half(s.params[i]);
+            const std::uint32_t high = i + 1 < s.params.size() ? to_half(s.params[i + 1]) : 0u;
+            w.u32(low | (high << 16));
+        }
+    } else {
+        w.floats(s.params);
+    }
+    if (!storage.parameters_only) {
+        w.floats(s.m);
+        w.floats(s.v);
+    }
     const auto length = static_cast<std::uint32_t>(w.bytes.size() + 4);
     std::memcpy(w.bytes.data() + 8, &length, 4);
     w.u32(fnv1a(w.bytes.data(), w.bytes.size()));
@@ -201,9 +290,10 @@ TrainerState load(const std::uint8_t* bytes, std::size_t size) {
     if (size % 4 != 0) corrupt("term.corrupt.length");
     if (!r.has(8)) corrupt("term.corrupt.length");
     const std::uint32_t version = r.u32();
-    if (version != checkpoint_version)
+    if (version != 1 && version != checkpoint_version)
         throw MhaError("checkpoint", "checkpoint.version", {{"found", std::to_string(version)}, {"expected", std::to_string(checkpoint_version)}});
-    if (r.u32() != size || size < 4 * (header_words + option_words + state_words + 1)) corrupt("term.corrupt.length");
+    const std::size_t fixed_words = header_words + option_words + (version >= 2 ? extra_words : 0) + state_words + 1;
+    if (r.u32() != size || size < 4 * fixed_words) corrupt("term.corrupt.length");
     std::uint32_t stored;
     std::memcpy(&stored, bytes + size - 4, 4);
     if (stored != fnv1a(bytes, size - 4)) corrupt("term.corrupt.checksum");
@@ -219,23 +309,54 @@ TrainerState load(const std::uint8_t* bytes, std::size_t size) {
     o.mlp = (flags & 1u) != 0;
     o.layernorm = (flags & 2u) != 0;
     o.lr = r.f32(); o.weight_decay = r.f32(); o.dropout = r.f32(); o.clip = r.f32();
+    const float beta1 = r.f32(), beta2 = r.f32(), eps = r.f32();
+    const std::uint32_t steps = r.u32();
+    CheckpointStorage storage;
+    if (version >= 2) {
+        char name[4 * name_words + 1] = {};
+        for (std::size_t i = 0; i < name_words; ++i) {
+            const std::uint32_t word = r.u32();
+            std::memcpy(name + 4 * i, &word, 4);
+        }
+        o.corpus = name;
+        o.repeat_share = r.f32();
+        o.repeat_min = r.u32();
+        o.repeat_max = r.u32();
+        const std::uint32_t stored_as = r.u32();
+        if (stored_as & ~(stored_parameters_only | stored_float16)) corrupt("term.corrupt.options");
+        storage.parameters_only = (stored_as & stored_parameters_only) != 0;
+        storage.float16 = (stored_as & stored_float16) != 0;
+    }
     TrainerState s;
     try {
         s.config = resolve_options(o);
     } catch (const MhaError&) {
         corrupt("term.corrupt.options");
     }
-    s.config.beta1 = r.f32(); s.config.beta2 = r.f32(); s.config.eps = r.f32();
+    s.config.beta1 = beta1; s.config.beta2 = beta2; s.config.eps = eps;
     if (!(s.config.beta1 >= 0 && s.config.beta1 < 1 && s.config.beta2 >= 0 && s.config.beta2 < 1 && s.config.eps > 0)) corrupt("term.corrupt.options");
-    s.config.steps = r.u32();
+    s.config.steps = steps;
     s.step = r.u32();
     s.rng = r.u32();
     const std::size_t n = r.u32();
-    if (n != layout_of(s.config.shape).total || !r.has(3 * static_cast<std::size_t>(n) * 4 + 4) || size != 4 * (header_words + option_words + state_words + 1) + 12 * n)
-        corrupt("term.corrupt.length");
-    r.floats(s.params, n);
-    r.floats(s.m, n);
-    r.floats(s.v, n);
+    if (n != layout_of(s.config.shape).total || size != 4 * (fixed_words + stored_words(n, storage))) corrupt("term.corrupt.length");
+    if (storage.float16) {
+        s.params.resize(n);
+        for (std::size_t i = 0; i < n; i += 2) {
+            const std::uint32_t word = r.u32();
+            s.params[i] = from_half(static_cast<std::uint16_t>(word & 0xFFFFu));
+            if (i + 1 < n) s.params[i + 1] = from_half(static_cast<std::uint16_t>(word >> 16));
+        }
+    } else {
+        r.floats(s.params, n);
+    }
+    if (storage.parameters_only) {
+        s.m.assign(n, 0.0f);
+        s.v.assign(n, 0.0f);
+    } else {
+        r.floats(s.m, n);
+        r.floats(s.v, n);
+    }
     for (const std::vector<float>* values : {&s.params, &s.m, &s.v})
         if (!(largest_magnitude(values->data(), n) <= std::numeric_limits<float>::max())) corrupt("term.corrupt.values");
     return s;
@@ -300,6 +421,8 @@ TrainChunk train(TrainerState& s, double steps) {
     if (!(steps >= 1 && steps <= max_steps_per_call && std::floor(steps) == steps))
         throw MhaError("steps", "bad_option.range", {{"field", "steps"}, {"value", number_text(steps)}, {"min", "1"}, {"max", number_text(max_steps_per_call)}});
     const TrainerConfig& c = s.config;
+    const bool text = c.task == Task::text;
+    if (text && (!s.corpus || s.corpus->train.empty())) throw MhaError("corpus", "lm.no_corpus", {{"corpus", c.corpus}});
     const ParamLayout layout = layout_of(c.shape);
     Activations a = batch_of(c, c.batch);
     std::vector<float> grads;
@@ -308,7 +431,10 @@ TrainChunk train(TrainerState& s, double steps) {
     chunk.losses.reserve(static_cast<std::size_t>(steps));
     for (std::size_t i = 0; i < static_cast<std::size_t>(steps); ++i) {
         // 1. A fresh batch. 2. Forward with dropout. 3. Backward. 4. Clip. 5. AdamW.
-        make_batch(c.task, c.batch, c.shape.T, c.shape.vocab, rng, a.tokens.data(), a.targets.data());
+        if (text)
+            make_text_batch(*s.corpus, c.repeat, c.batch, c.shape.T, rng, a.tokens.data(), a.targets.data());
+        else
+            make_batch(c.task, c.batch, c.shape.T, c.shape.vocab, rng, a.tokens.data(), a.targets.data());
         const ForwardResult r = forward(c.shape, layout, s.params, a, c.dropout, c.dropout > 0 ? &rng : nullptr);
         backward(c.shape, layout, s.params, a, grads);
         clip_gradients(grads, c.clip);
@@ -347,6 +473,12 @@ void over_fresh_batches(const TrainerState& s, std::size_t sequences, Fn&& fn) {
 
 Evaluation evaluate(const TrainerState& s, std::size_t sequences) {
     Evaluation e;
+    if (s.config.task == Task::text) {  // the held-out text's windows (language_model.hpp)
+        const TextEvaluation t = evaluate_heldout(s, sequences);
+        e.loss = t.bits * 0.6931471805599453;
+        e.sequences = sequences;
+        return e;
+    }
     double loss_sum = 0, correct = 0, counted = 0;
     over_fresh_batches(s, sequences, [&](const Activations&, const ForwardResult& r) {
         loss_sum += r.loss * static_cast<double>(r.counted);
@@ -360,6 +492,7 @@ Evaluation evaluate(const TrainerState& s, std::size_t sequences) {
 }
 
 std::vector<HeadScore> head_scores(const TrainerState& s, std::size_t sequences) {
+    if (s.config.task == Task::text) throw MhaError("task", "lm.use_language_model", {});
     const ModelShape& shape = s.config.shape;
     const std::size_t T = shape.T, H = shape.heads;
     std::vector<JobTally> tallies(shape.layers * H);
@@ -376,8 +509,13 @@ std::vector<HeadScore> head_scores(const TrainerState& s, std::size_t sequences)
     return scores;
 }
 
+std::size_t row_length(const TrainerState& s, const std::vector<std::int32_t>& tokens) {
+    const std::size_t T = s.config.shape.T;
+    return s.config.task == Task::text && !tokens.empty() && tokens.size() <= T ? tokens.size() : T;
+}
+
 std::size_t check_tokens(const TrainerState& s, const std::vector<std::int32_t>& tokens) {
-    const std::size_t T = s.config.shape.T, V = s.config.shape.vocab, max_batch = 512;
+    const std::size_t T = row_length(s, tokens), V = s.config.shape.vocab, max_batch = 512;
     if (tokens.empty() || tokens.size() % T != 0 || tokens.size() / T > max_batch)
         throw MhaError("tokens", "bad_tokens.length", {{"count", std::to_string(tokens.size())}, {"T", std::to_string(T)},
                                                        {"max", std::to_string(max_batch * T)}});
@@ -390,12 +528,22 @@ std::size_t check_tokens(const TrainerState& s, const std::vector<std::int32_t>&
 
 namespace {
 
+// The model's shape over rows of T tokens (a language model's text may be shorter than its
+// context): the layout stays the model's, so position t reads the model's row t.
+ModelShape rows_of(const TrainerState& s, std::size_t T) {
+    ModelShape shape = s.config.shape;
+    shape.T = T;
+    return shape;
+}
+
 Activations forward_on(const TrainerState& s, const std::vector<std::int32_t>& tokens) {
-    const std::size_t B = check_tokens(s, tokens), T = s.config.shape.T;
-    Activations a = batch_of(s.config, B);
+    const std::size_t B = check_tokens(s, tokens), T = row_length(s, tokens);
+    Activations a;
+    a.B = B;
     a.tokens = tokens;
+    a.targets.resize(tokens.size());
     for (std::size_t b = 0; b < B; ++b) targets_for(s.config.task, a.tokens.data() + b * T, T, a.targets.data() + b * T);
-    forward(s.config.shape, layout_of(s.config.shape), s.params, a, 0.0f, nullptr);
+    forward(rows_of(s, T), layout_of(s.config.shape), s.params, a, 0.0f, nullptr);
     return a;
 }
 
@@ -429,8 +577,9 @@ Trace block_run(const TrainerState& s, const std::vector<std::int32_t>& tokens, 
     }();
     const Activations a = forward_on(s, tokens);
     const ParamLayout layout = layout_of(shape);
+    const std::size_t T = row_length(s, tokens);
     std::vector<float> grads, d_attention;
-    backward(shape, layout, s.params, a, grads, static_cast<long>(layer), &d_attention);
+    backward(rows_of(s, T), layout, s.params, a, grads, static_cast<long>(layer), &d_attention);
 
     // The block as the walkthrough's config: x is what the block reads (after LayerNorm).
     const LayerActivations& L = a.layers[layer];
@@ -441,7 +590,7 @@ Trace block_run(const TrainerState& s, const std::vector<std::int32_t>& tokens, 
     };
     Config config;
     config.B = static_cast<std::int64_t>(a.B);
-    config.T = static_cast<std::int64_t>(shape.T);
+    config.T = static_cast<std::int64_t>(T);
     config.C = static_cast<std::int64_t>(C);
     config.H = static_cast<std::int64_t>(shape.heads);
     config.mask = shape.causal ? MaskKind::causal : MaskKind::none;

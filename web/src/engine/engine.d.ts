@@ -403,6 +403,10 @@ export interface Engine {
   matmul(a: Float32Array | number[], b: Float32Array | number[], sizes: { M: number; K: number; N: number }): Float32Array;
   /** A tiny transformer trained on a task (an engine made with createEngine({ trainer: true })). */
   trainer(options?: TrainerOptions): Trainer;
+  /** A character language model (an engine made with createEngine({ trainer: true })); synchronous where the files can be read (Node). */
+  languageModel(options: LanguageModelOptions): LanguageModel;
+  /** languageModel() with its files fetched first: works in a browser as in Node. */
+  loadLanguageModel(options: LanguageModelOptions): Promise<LanguageModel>;
   /**
    * What a run of `config` without snapshots allocates with each algorithm (sizes checked, not the
    * memory cap). incremental is null unless the config is causal self-attention.
@@ -527,6 +531,85 @@ export class Trainer {
   /** True once dispose() has freed it. */
   readonly disposed: boolean;
 }
+
+export type CorpusName = 'moby-dick' | 'tang-poems';
+
+/** A corpus as loadCorpus() reads it: the characters by id, the unknown mark, the id arrays. */
+export interface CorpusData {
+  name: CorpusName;
+  chars: string[];
+  unknown: string | null;
+  heldout: Uint8Array | Uint16Array;
+  train: Uint8Array | Uint16Array | null;
+}
+
+/** engine.languageModel(options). With trained: false, the model options; otherwise corpus or checkpoint alone. */
+export interface LanguageModelOptions {
+  corpus?: CorpusName | CorpusData;
+  /** true (default): the shipped checkpoint; false: a new model from the options below. */
+  trained?: boolean;
+  checkpoint?: Uint8Array;
+  seed?: number; T?: number; layers?: number; heads?: number; width?: number; batch?: number;
+  lr?: number; weightDecay?: number; dropout?: number; clip?: number; mlp?: boolean; layernorm?: boolean;
+  /** The share of each batch's rows that repeat a passage of repeatMin … repeatMax characters. */
+  repeatShare?: number; repeatMin?: number; repeatMax?: number;
+}
+
+export interface TextJobs {
+  /** Mass on key i−1. */
+  previousChar: number;
+  /** Mass on the key after the earlier occurrence of the last two characters. */
+  induction: number;
+  /** Mass on key i−5: the predicted character's place 6 back (the previous half-line of a verse). */
+  halfLine: number;
+  /** Mass on key i−11: 12 back (the previous line). */
+  line: number;
+}
+
+export type Positions = 'trained' | 'removed' | 'shuffled';
+
+export interface GenerationChunk {
+  text: string;
+  ids: Int32Array;
+  /** Characters in the KV cache now (at most T). */
+  cached: number;
+  cacheBytes: number;
+  /** Times the cache was rebuilt from the window's last T/2 characters. */
+  rebuilds: number;
+}
+
+export class LanguageModel {
+  readonly vocab: string[];
+  readonly corpus: CorpusName;
+  /** The longest window the model reads at once (T). */
+  readonly context: number;
+  readonly options: Record<string, number | boolean | string>;
+  readonly step: number;
+  readonly parameterCount: number;
+  readonly disposed: boolean;
+  encode(text: string): { ids: Int32Array; chars: string[]; unknown: { index: number; char: string }[] };
+  decode(ids: ArrayLike<number>): string;
+  /** The characters of `text` the model reads (its last ≤ T, by the window rule). */
+  windowOf(text: string): string[];
+  next(text: string, options?: { topK?: number; positions?: Positions; seed?: number }): { char: string; p: number }[];
+  generate(prompt: string, options?: { length?: number; temperature?: number; topK?: number; seed?: number }): string;
+  stream(prompt: string, options?: { temperature?: number; topK?: number; seed?: number }): { cached: number; cacheBytes: number; next(count?: number): GenerationChunk };
+  attention(text: string, options?: { positions?: Positions; seed?: number }): { layer: number; weights: Float32Array; chars: string[] }[];
+  bitsPerChar(text: string): number;
+  evaluate(options?: { windows?: number }): { bits: number; characters: number };
+  /** On `text`, or on held-out text when it is left out. */
+  headScores(text?: string, options?: { windows?: number }): { layer: number; head: number; jobs: TextJobs }[];
+  train(steps?: number): TrainResult;
+  /** Loads the training text where it must be fetched (a browser) before train(). */
+  loadTrainingText(): Promise<void>;
+  configure(options: { lr?: number; weightDecay?: number; dropout?: number; clip?: number }): this;
+  run(text: string, options?: { layer?: number }): Run;
+  save(options?: { parametersOnly?: boolean; float16?: boolean }): Uint8Array;
+  dispose(): void;
+}
+
+/** A corpus's files beside the trainer's .wasm, read (train: false leaves the training ids out). */
+export function loadCorpus(name: CorpusName, trainerWasmUrl: string | URL, options?: { train?: boolean }): Promise<CorpusData>;
 
 export interface TrainerView {
   step: number;

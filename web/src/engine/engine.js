@@ -16,12 +16,13 @@ import { fileReader } from './file-reader.js';
 import { decodeRun, Run, sliceOf, Step } from './run.js';
 import { STEPS } from '../catalogue/catalogue.js';
 import { createTrainer, Trainer } from './trainer.js';
+import { createLanguageModel, LanguageModel, loadCorpus, loadLanguageModel } from './language-model.js';
 import { isPlainObject } from './values.js';
 import { curveSizes } from './memory.js';
 import { kvCacheTable, NAMED_SHAPES } from './kv-cache.js';
 import { importTrainerGlue } from './assets.js';
 
-export { MhaError, MhaLoadError, MhaWarning, Run, Step, Trainer };
+export { MhaError, MhaLoadError, MhaWarning, Run, Step, Trainer, LanguageModel, loadCorpus };
 
 const TENSOR_KEYS = ['x', 'kv', 'weights', 'dOutput'];
 
@@ -69,14 +70,16 @@ class Engine {
   #module;
   #messages;
   #withTrainer;
+  #trainerWasmUrl;
   #layout;
 
-  constructor(module, { trainer = false } = {}) {
+  constructor(module, { trainer = false, trainerWasmUrl = null } = {}) {
     this.#module = module;
     // The engine's messages and the page's own: one table (cpp/data/messages.json).
     this.#messages = Object.freeze({ ...module.messageTable(), ...MESSAGES });
     this.#layout = module.summaryLayout();
     this.#withTrainer = trainer;
+    this.#trainerWasmUrl = trainerWasmUrl;
   }
 
   /** Whether the .wasm's step catalogue is this module's (a .wasm of another version is not). */
@@ -206,6 +209,25 @@ class Engine {
   trainer(options = {}) {
     if (!this.#withTrainer) throw MhaError.from({ field: 'trainer', key: 'trainer.not_loaded', params: {} }, this.#messages);
     return createTrainer(this.#module, this.#messages, options, (result) => this.#decode(result));
+  }
+
+  /**
+   * A character language model (language-model.js): `{ corpus: 'moby-dick' | 'tang-poems',
+   * trained: true }` opens the shipped checkpoint; `trained: false` makes a new one from `seed,
+   * layers, heads, width, T, batch, lr, weightDecay, dropout, clip, mlp, layernorm, repeatShare,
+   * repeatMin, repeatMax`; `{ checkpoint }` opens what lm.save() returned. Synchronous where the
+   * files can be read synchronously (Node); a browser uses loadLanguageModel(), which fetches them.
+   */
+  languageModel(options = {}) {
+    if (!this.#withTrainer) throw MhaError.from({ field: 'trainer', key: 'trainer.not_loaded', params: {} }, this.#messages);
+    return createLanguageModel(this.#module, this.#messages, options, (result) => this.#decode(result), { trainerWasmUrl: this.#trainerWasmUrl });
+  }
+
+  /** languageModel() with its files fetched first: works in a browser as in Node. */
+  async loadLanguageModel(options = {}) {
+    if (!this.#withTrainer) throw MhaError.from({ field: 'trainer', key: 'trainer.not_loaded', params: {} }, this.#messages);
+    return loadLanguageModel(options, this.#trainerWasmUrl, (opened, checkpointBytes) =>
+      createLanguageModel(this.#module, this.#messages, opened, (result) => this.#decode(result), { trainerWasmUrl: this.#trainerWasmUrl, checkpointBytes }), this.#messages);
   }
 
   /**
@@ -465,7 +487,7 @@ export async function createEngine({ wasmUrl, wasmBinary, wasmModule, trainer = 
   const module = await instantiate(glue.default, compiledModule);
   // A .wasm of another version names its steps differently, and every run would be read wrong.
   if (!Engine.matches(module)) throw new MhaLoadError('load.version', { url: url ?? 'wasmBinary' });
-  return new Engine(module, { trainer });
+  return new Engine(module, { trainer, trainerWasmUrl: trainer ? (url ?? glue.defaultWasmUrl?.() ?? null) : null });
 }
 
 // The trainer's Emscripten glue: the bundled one (assets.js), or, when the page said where the

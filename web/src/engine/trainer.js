@@ -201,7 +201,7 @@ export class Trainer {
 
   /** The whole trainer as bytes: engine.trainer({ checkpoint }) continues from it exactly. */
   save() {
-    return this.#call('save');
+    return this.#call('save', false, false);
   }
 
   /** Frees the trainer in the engine at once; any later call throws. Calling it again does nothing. */

@@ -5,6 +5,16 @@
 
 /** { key: { en, zh } } */
 export const MESSAGES = Object.freeze({
+  "lm.positions": {"en":"positions \"{value}\" is not a choice: give {modes:or}.","zh":"positions \"{value}\" 不是可选值：请给出 {modes:or}。"},
+  "lm.unknown_option": {"en":"{key} is not a language-model option. The options are {known:list}.","zh":"{key} 不是语言模型的选项。可用的选项有 {known:list}。"},
+  "lm.unknown_corpus": {"en":"corpus \"{value}\" is not a corpus here: choose {corpora:or}.","zh":"corpus \"{value}\" 不是这里的语料：请选择 {corpora:or}。"},
+  "lm.option_when_trained": {"en":"{field} shapes a new model, but this call opens a trained one: give trained: false to train a new model with {field}, or leave {field} out.","zh":"{field} 决定新模型的形状，但这次调用打开的是训练好的模型：要用 {field} 训练新模型，请给出 trained: false；否则请去掉 {field}。"},
+  "lm.not_a_language_model": {"en":"This checkpoint holds a trainer of the task {task}, not a language model: open it with engine.trainer({ checkpoint }).","zh":"这个检查点保存的是任务 {task} 的训练器，不是语言模型：请用 engine.trainer({ checkpoint }) 打开。"},
+  "lm.corpus_mismatch": {"en":"The corpus given is {found}, but the model was trained on {expected}: give {expected}.","zh":"给出的语料是 {found}，但模型是在 {expected} 上训练的：请给出 {expected}。"},
+  "lm.load_first": {"en":"The files of {corpus} cannot be read synchronously here (only Node reads files): use await engine.loadLanguageModel(options), which fetches them.","zh":"这里不能同步读取 {corpus} 的文件（只有 Node 能读文件）：请用 await engine.loadLanguageModel(options)，它会获取这些文件。"},
+  "lm.files": {"en":"The files of the corpus {corpus} could not be read from {folder} ({detail}): they are copied beside mha_trainer.wasm by the build (dist/corpora/ and dist/checkpoints/); copy them with it when you serve it elsewhere.","zh":"无法从 {folder} 读取语料 {corpus} 的文件（{detail}）：构建会把它们复制到 mha_trainer.wasm 旁边（dist/corpora/ 和 dist/checkpoints/）；把它部署到别处时请一并复制。"},
+  "lm.text_too_long": {"en":"text has {count} characters, more than the {max} a call reads: give a shorter text (the model itself reads only its last T characters).","zh":"text 有 {count} 个字符，超过一次调用可读的 {max} 个：请给出更短的文本（模型本身只读其最后 T 个字符）。"},
+  "lm.no_training_text": {"en":"The training text of {corpus} is not loaded: call await lm.loadTrainingText() before lm.train() in a browser.","zh":"{corpus} 的训练文本尚未载入：在浏览器中请先调用 await lm.loadTrainingText()，再调用 lm.train()。"},
   "load.bad_url": {"en":"The .wasm URL \"{url}\" is not an http(s), file or blob URL.","zh":".wasm 地址 \"{url}\" 不是 http(s)、file 或 blob 地址。"},
   "load.http": {"en":"{file} is not at {url} (HTTP {status}). {@fix}","zh":"{url} 处没有 {file}（HTTP {status}）。{@fix}"},
   "load.network": {"en":"{file} could not be fetched from {url} ({detail}). {@fix}","zh":"无法从 {url} 获取 {file}（{detail}）。{@fix}"},

@@ -18,7 +18,8 @@
 
 namespace mha::model {
 
-enum class Task : std::uint32_t { reverse = 0, sort = 1, previous = 2, induction = 3 };
+/// `text` is the language model's: the next character of a corpus (text.hpp draws its batches).
+enum class Task : std::uint32_t { reverse = 0, sort = 1, previous = 2, induction = 3, text = 4 };
 
 /// A task's sizes and the model defaults that make its head job visible (trainer.hpp).
 struct TaskSpec {
@@ -44,7 +45,7 @@ constexpr std::size_t induction_min_repeat = 3;
 /// @brief The smallest vocabulary a task of length T can use (sort and induction draw distinct tokens).
 std::size_t min_vocab(Task task, std::size_t T);
 
-/// @brief B sequences of the task: tokens [B, T] in 0 … vocab−1 and targets [B, T] (−1 where a
+/// @brief B sequences of the task (not `text`, whose batches come from its corpus: text.hpp): tokens [B, T] in 0 … vocab−1 and targets [B, T] (−1 where a
 ///        position is not scored).
 void make_batch(Task task, std::size_t B, std::size_t T, std::size_t vocab, Mulberry32& rng, std::int32_t* tokens,
                 std::int32_t* targets);

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,12 +20,25 @@
 
 namespace mha::model {
 
+struct TextCorpus;  // language_model.hpp
+
+/// The language model's curriculum: a share of each batch's rows repeat a passage of min … max
+/// characters (language_model.hpp, make_text_batch).
+struct RepeatRows {
+    float share = 0.0f;
+    std::size_t min = 16, max = 48;
+};
+
 /// What a user writes: the task, and any option that overrides the task's default.
 struct TrainerOptions {
     std::string task = "reverse";
     std::optional<double> seed, T, vocab, layers, heads, width, batch;
     std::optional<bool> mlp, layernorm;
     std::optional<double> lr, weight_decay, dropout, clip;
+    // The text task's: the corpus's name (kept in checkpoints; its characters are given apart, as
+    // TrainerState::corpus) and the repeat rows.
+    std::string corpus;
+    std::optional<double> repeat_share, repeat_min, repeat_max;
 };
 
 /// Options resolved against the task's defaults and checked.
@@ -36,6 +50,8 @@ struct TrainerConfig {
     float lr = 3e-3f, weight_decay = 0.01f, dropout = 0.0f, clip = 1.0f;
     float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
     std::size_t steps = 0;  ///< the task's default training length
+    std::string corpus;     ///< the text task's corpus by name ("moby-dick"), ≤ 32 bytes
+    RepeatRows repeat;
 };
 
 /// @brief The task's defaults with `options` over them; throws MhaError naming the option at fault.
@@ -46,6 +62,9 @@ struct TrainerState {
     std::uint32_t step = 0;
     std::uint32_t rng = 0;  ///< mulberry32 state of the training batches and dropout
     std::vector<float> params, m, v;
+    /// The text task's characters: not part of a checkpoint (the corpus's files are), attached
+    /// after create or load; training the text task without it is refused by name.
+    std::shared_ptr<const TextCorpus> corpus;
 };
 
 /// @brief A fresh trainer at step 0 with seeded parameters.
@@ -62,12 +81,26 @@ struct TrainingOptions {
 ///        scores do not change. Throws MhaError naming the option at fault.
 TrainerState reconfigure(TrainerState state, const TrainingOptions& options);
 
-/// Checkpoint format version (checkpoint bytes 4–7).
-constexpr std::uint32_t checkpoint_version = 1;
+/// Checkpoint format version (checkpoint bytes 4–7). Version 1 (the tasks' checkpoints before the
+/// language model) is still read.
+constexpr std::uint32_t checkpoint_version = 2;
 
-/// @brief The state as bytes: "MHAT", version, length, options, step, random state, parameters,
-///        AdamW moments, then an FNV-1a checksum of the 32-bit words before it (little-endian).
-std::vector<std::uint8_t> save(const TrainerState& state);
+/// How a checkpoint stores the model: whole (parameters and AdamW moments in float32, continues
+/// bit for bit) or for shipping (parameters only, optionally in float16: training from it starts
+/// its moments again at zero).
+struct CheckpointStorage {
+    bool parameters_only = false;
+    bool float16 = false;
+};
+
+/// @brief The state as bytes: "MHAT", version, length, options (version 2: and the corpus's
+///        name, the repeat rows, the storage), step, random state, parameters, AdamW moments, then
+///        an FNV-1a checksum of the 32-bit words before it (little-endian).
+std::vector<std::uint8_t> save(const TrainerState& state, CheckpointStorage storage = {});
+
+/// @brief float ↔ IEEE half, round to nearest even (what float16 checkpoints store).
+std::uint16_t to_half(float value);
+float from_half(std::uint16_t half);
 
 /// @brief The state `save` wrote; throws MhaError (field "checkpoint") for anything else.
 TrainerState load(const std::uint8_t* bytes, std::size_t size);
@@ -102,6 +135,10 @@ struct HeadScore {
 
 /// @brief Every head's score for every job, over fresh batches, without dropout.
 std::vector<HeadScore> head_scores(const TrainerState& state, std::size_t sequences = eval_sequences);
+
+/// @brief The length of one row of `tokens`: T, or for a language model (the text task) the
+///        length of a text of 1 … T characters, which is one row.
+std::size_t row_length(const TrainerState& state, const std::vector<std::int32_t>& tokens);
 
 /// @brief Checks tokens [B, T] against the trainer (throws MhaError field "tokens"); returns B.
 std::size_t check_tokens(const TrainerState& state, const std::vector<std::int32_t>& tokens);
