@@ -45,14 +45,14 @@ function catalogueCpp({ steps }) {
       if (!AXIS_ENUM[symbol]) throw new Error(`${s.id}: the engine has no axis ${symbol}`);
       return `Axis::${AXIS_ENUM[symbol]}`;
     });
-    return `{${cString(s.id)}, Pass::${s.pass}, ${algorithms}, When::${s.when}, Slice::${s.slice || 'whole'}, ${cString(s.op)}, ${cString(s.axes)}, ${axes.length}, {${axes.join(', ')}}},`;
+    return `{${cString(s.id)}, Pass::${s.pass}, ${algorithms}, When::${s.when}, Slice::${s.slice || 'whole'}, ${cString(s.op)}, ${cString(s.axes)}, ${axes.length}, {${axes.join(', ')}}, ${s.keys === 'source'}},`;
   });
   return `// ${HEADER('cpp/data/steps.json')}\n// The rows of mha::catalogue() (cpp/src/catalogue.cpp).\n${rows.join('\n')}\n`;
 }
 
 function catalogueJs({ passes, steps }) {
   // The JS side needs every field but the docs' notes.
-  const entries = steps.map(({ doc, ...entry }) => `  ${JSON.stringify(entry)},`);
+  const entries = steps.map(({ doc, ...entry }) => `  ${JSON.stringify({ ...entry, keys: entry.keys ?? '' })},`);
   const passInfo = Object.fromEntries(Object.entries(passes).map(([name, { about }]) => [name, about]));
   return `// ${HEADER('cpp/data/steps.json')}
 // Every step of the walkthrough, in order: what it is in every run (web/docs/architecture.md
@@ -89,8 +89,10 @@ export interface CatalogueStep {
   readonly pass: Pass;
   /** The algorithms whose runs record it. */
   readonly algorithms: readonly Algorithm[];
-  /** When it appears in those runs: always, cross-attention only, GQA/MQA only, with biases only. */
-  readonly when: 'always' | 'cross' | 'grouped' | 'bias';
+  /** When it appears in those runs: always, cross-attention only, GQA/MQA only, with biases only, with a learned key appended (addBiasKv) only. */
+  readonly when: 'always' | 'cross' | 'grouped' | 'bias' | 'appended';
+  /** "source": its Tk axis counts the source's keys only, before addBiasKv appends its learned key; "": the keys attention sees. */
+  readonly keys: 'source' | '';
   /** How run.step() may slice it: {batch, head}, {t}, or only whole. */
   readonly slice: 'head' | 't' | '';
   /** The op, or "{group_op:op}": a sum over each group under GQA/MQA, else op. */

@@ -452,6 +452,330 @@ def verify_fixture(c):
     return document, diffs
 
 
+# ---------------------------------------------------------------------------
+# nn.MultiheadAttention's other options: tests/fixtures/options/<name>.json
+# ---------------------------------------------------------------------------
+# Each file holds the module's constructor arguments and state dict as PyTorch writes them
+# (what engine.fromTorch reads), the call's inputs and masks, the engine config that says the
+# same (weights in the engine's layout, transposed here from the state dict), and what the module
+# returned: output and per-head weights. No backward: these options have none in the engine yet.
+
+OPTION_DIR = os.path.join(FIXTURE_DIR, "options")
+
+
+def option_case(name, description, seed, B, T, C, H, Tk=None, bias=True, add_bias_kv=False,
+                mask="none", keyLengths=None, attn=None, padding=None, add_zero_attn=False):
+    """attn: (form, shape) of an attnMask, form "masked" | "attend" | "add" | "alibi"; padding:
+    "holes" for a keyPaddingMask with holes and left padding."""
+    return {"name": name, "description": description, "seed": seed, "B": B, "T": T,
+            "Tk": T if Tk is None else Tk, "cross": Tk is not None, "C": C, "H": H, "bias": bias,
+            "add_bias_kv": add_bias_kv, "mask": mask, "keyLengths": keyLengths, "attn": attn,
+            "padding": padding, "add_zero_attn": add_zero_attn}
+
+
+OPTION_CASES = [
+    option_case("bias_kv", "add_bias_kv=True: a learned key and value appended to every batch row.",
+                seed=201, B=2, T=4, C=8, H=2, add_bias_kv=True),
+    option_case("bias_kv_causal_padding", "add_bias_kv=True under a causal mask and key padding, one row "
+                "with no source key left (it sees only the learned key).",
+                seed=202, B=3, T=5, C=12, H=3, add_bias_kv=True, mask="causal", keyLengths=[5, 2, 0]),
+    option_case("bias_kv_cross_no_bias", "add_bias_kv=True in cross-attention without projection biases.",
+                seed=203, B=2, T=3, Tk=6, C=12, H=4, bias=False, add_bias_kv=True),
+    option_case("mask_bool_2d", "A boolean attn_mask [Tq, Tk] (True = masked), random.",
+                seed=211, B=2, T=5, C=8, H=2, attn=("masked", "TqTk")),
+    option_case("mask_float_2d", "An additive float attn_mask [Tq, Tk] with -inf entries, combined with causal.",
+                seed=212, B=2, T=5, C=12, H=3, mask="causal", attn=("add", "TqTk")),
+    option_case("mask_per_head_3d", "nn.MultiheadAttention's per-head float attn_mask [B*H, Tq, Tk], cross-attention.",
+                seed=213, B=2, T=4, Tk=6, C=12, H=3, attn=("add", "BHTqTk")),
+    option_case("padding_holes", "A key_padding_mask [B, Tk] with holes and left padding, with keyLengths too.",
+                seed=214, B=3, T=6, C=8, H=2, keyLengths=[6, 5, 6], padding="holes"),
+    option_case("mask_bool_3d_padding", "A boolean [B*H, Tq, Tk] attn_mask and a key_padding_mask together.",
+                seed=215, B=2, T=5, C=8, H=4, attn=("masked", "BHTqTk"), padding="holes"),
+    option_case("sdpa_attend_4d", "scaled_dot_product_attention's convention: a boolean [B, 1, Tq, Tk] mask, True = attend.",
+                seed=216, B=2, T=5, C=8, H=2, attn=("attend", "B1TqTk")),
+    option_case("alibi", "An ALiBi bias [1, H, Tq, Tk] (slope times distance) added to the scores, causal.",
+                seed=217, B=1, T=6, C=16, H=4, mask="causal", attn=("alibi", "1HTqTk")),
+    option_case("zero_attn", "add_zero_attn=True: a key and value of zeros appended, causal, one row with no source key.",
+                seed=219, B=2, T=4, C=8, H=2, add_zero_attn=True, mask="causal", keyLengths=[4, 0]),
+    option_case("bias_kv_zero_attn_masks", "add_bias_kv and add_zero_attn together (bias_k, then zeros), with both masks.",
+                seed=220, B=2, T=5, Tk=4, C=12, H=3, add_bias_kv=True, add_zero_attn=True, attn=("masked", "BHTqTk"), padding="holes"),
+    option_case("bias_kv_masks", "add_bias_kv=True with a float attn_mask and a key_padding_mask: PyTorch pads both with a zero column.",
+                seed=218, B=2, T=4, C=8, H=2, add_bias_kv=True, attn=("add", "TqTk"), padding="holes"),
+]
+
+
+def mask_shape(code, c):
+    B, H, T, Tk = c["B"], c["H"], c["T"], c["Tk"]
+    return {"TqTk": [T, Tk], "BHTqTk": [B * H, T, Tk], "B1TqTk": [B, 1, T, Tk], "1HTqTk": [1, H, T, Tk]}[code]
+
+
+def make_masks(c):
+    """The case's attnMask and keyPaddingMask as the engine takes them ({shape, form: values}),
+    and hidden [B, H, T, Tk] (True = masked) and added [B, H, T, Tk] (floats, -inf where hidden)
+    as PyTorch broadcasts them, from a generator of their own. Every query keeps a visible key."""
+    B, H, T, Tk = c["B"], c["H"], c["T"], c["Tk"]
+    g = torch.Generator().manual_seed(5_000 + c["seed"])
+    hidden = torch.zeros(B, H, T, Tk, dtype=torch.bool)
+    if c["mask"] == "causal":
+        hidden |= causal_mask(T, Tk)
+    if c["keyLengths"] is not None:
+        hidden |= padding_mask(c["keyLengths"], Tk)[:, None, None, :]
+    added = torch.zeros(B, H, T, Tk)
+    engine = {}
+    if c["padding"] == "holes":
+        holes = torch.rand(B, Tk, generator=g) < 0.3
+        holes[0, 0:2] = True  # left padding
+        holes[:, -1] = False  # every row keeps its last key
+        if c["keyLengths"] is not None:
+            for b, n in enumerate(c["keyLengths"]):
+                holes[b, n - 1] = False
+        hidden |= holes[:, None, None, :]
+        engine["keyPaddingMask"] = {"masked": [bool(v) for v in holes.reshape(-1).tolist()]}
+        c["torch_padding"] = holes
+    if c["attn"] is not None:
+        form, code = c["attn"]
+        shape = mask_shape(code, c)
+        if form == "alibi":
+            slopes = torch.tensor([2.0 ** (-8.0 * (h + 1) / H) for h in range(H)])
+            distance = (torch.arange(Tk)[None, :] - torch.arange(T)[:, None]).float()
+            values = (slopes[:, None, None] * distance[None]).reshape(shape)
+            form = "add"
+        elif form == "add":
+            values = torch.randn(*shape, generator=g)
+            values = values.masked_fill(torch.rand(*shape, generator=g) < 0.25, float("-inf"))
+        else:
+            values = torch.rand(*shape, generator=g) < 0.3
+        # The last key stays visible to every query (a row with none would be NaN in PyTorch).
+        if form == "add":
+            values[..., -1] = values[..., -1].clamp(min=-3.0).nan_to_num(neginf=0.0)
+        elif form in ("masked", "attend"):
+            values[..., -1] = form == "attend"
+        full = values.reshape(B, H, T, Tk) if code == "BHTqTk" else values.expand(B, H, T, Tk) if code != "TqTk" else values.expand(B, H, T, Tk)
+        if form == "add":
+            added = added + full
+        elif form == "masked":
+            hidden |= full
+        else:  # attend
+            hidden |= ~full
+        flat_values = values.reshape(-1).tolist()
+        if form == "add":
+            flat_values = ["-Infinity" if v == float("-inf") else float(torch.tensor(v, dtype=torch.float32)) for v in flat_values]
+        else:
+            flat_values = [bool(v) for v in flat_values]
+        engine["attnMask"] = {"shape": shape, form: flat_values}
+        c["torch_attn"] = (form, code, values)
+    # Every query keeps a key it may see (PyTorch would give NaN; the engine zeros and a warning).
+    if c["add_bias_kv"] or c["add_zero_attn"]:
+        return engine, hidden, added
+    row_has_key = (~hidden & (added > float("-inf"))).any(dim=-1)
+    assert row_has_key.all(), f"{c['name']}: a query row has every key masked"
+    return engine, hidden, added
+
+
+def option_module(c):
+    module = nn.MultiheadAttention(c["C"], c["H"], bias=c["bias"], add_bias_kv=c["add_bias_kv"],
+                                   add_zero_attn=c["add_zero_attn"], batch_first=True)
+    with torch.no_grad():
+        if c["bias"]:
+            module.in_proj_bias.uniform_(-BIAS_RANGE, BIAS_RANGE)
+            module.out_proj.bias.uniform_(-BIAS_RANGE, BIAS_RANGE)
+    return module.eval()
+
+
+def engine_weights(c, state):
+    """The engine's layout, Q = X·Wq + bq, from nn.MultiheadAttention's state dict."""
+    C = c["C"]
+    w = state["in_proj_weight"]
+    weights = {"Wq": w[0:C].t(), "Wk": w[C:2 * C].t(), "Wv": w[2 * C:3 * C].t(), "Wo": state["out_proj.weight"].t()}
+    if c["bias"]:
+        b = state["in_proj_bias"]
+        weights.update({"bq": b[0:C], "bk": b[C:2 * C], "bv": b[2 * C:3 * C], "bo": state["out_proj.bias"]})
+    if c["add_bias_kv"]:
+        weights.update({"bias_k": state["bias_k"].reshape(C), "bias_v": state["bias_v"].reshape(C)})
+    return weights
+
+
+def torch_masks(c):
+    """attn_mask and key_padding_mask as nn.MultiheadAttention takes them: the engine's causal mask
+    and keyLengths folded in (it has no such options), booleans True = masked, floats added.
+    attn_mask is None for a 4D mask, which the module does not take."""
+    T, Tk = c["T"], c["Tk"]
+    label = f"torch.nn.MultiheadAttention ({TORCH_LABEL})"
+    padding = padding_mask(c["keyLengths"], Tk) if c["keyLengths"] is not None else None
+    if "torch_padding" in c:
+        padding = c["torch_padding"] if padding is None else padding | c["torch_padding"]
+    causal = causal_mask(T, Tk) if c["mask"] == "causal" else None
+    if c["attn"] is None:
+        return causal, padding, label
+    form, code, values = c["torch_attn"]
+    if code not in ("TqTk", "BHTqTk"):
+        return None, padding, label
+    if form == "add":
+        mask = values if causal is None else values.masked_fill(causal, float("-inf"))
+    else:
+        mask = values if form == "masked" else ~values
+        mask = mask if causal is None else mask | causal
+    return mask, padding, label
+
+
+def plain_attention(c, state, x, source, hidden, added):
+    """softmax(Q·Kᵀ/√D + added, hidden keys -inf)·V with the module's projections (no bias_kv)."""
+    B, T, Tk, C, H = c["B"], c["T"], c["Tk"], c["C"], c["H"]
+    D = C // H
+    w = state["in_proj_weight"]
+    b = state.get("in_proj_bias", torch.zeros(3 * C))
+    q, k, v = x @ w[:C].t() + b[:C], source @ w[C:2 * C].t() + b[C:2 * C], source @ w[2 * C:].t() + b[2 * C:]
+    heads = lambda m: m.reshape(B, -1, H, D).transpose(1, 2)
+    scores = (heads(q) @ heads(k).transpose(-2, -1) / math.sqrt(D) + added).masked_fill(hidden, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    context = (weights @ heads(v)).transpose(1, 2).reshape(B, T, C)
+    out_b = state.get("out_proj.bias", torch.zeros(C))
+    return {"weights": weights, "output": context @ state["out_proj.weight"].t() + out_b}
+
+
+def mask_gradients(c, config, hidden, added, d_output):
+    """For a masked case without add_bias_kv: the gradient of L = Σ output ⊙ dOutput with respect to
+    x (and kv) and every engine-layout weight, by autograd in float64 from the fixture's own values."""
+    B, T, Tk, C, H = c["B"], c["T"], c["Tk"], c["C"], c["H"]
+    D = C // H
+    leaf = lambda values, shape: torch.tensor(values, dtype=torch.float64).reshape(shape).requires_grad_(True)
+    X = leaf(config["x"], (B, T, C))
+    S = leaf(config["kv"], (B, Tk, C)) if c["cross"] else X
+    shapes = {"Wq": (C, C), "Wk": (C, C), "Wv": (C, C), "Wo": (C, C), "bq": (C,), "bk": (C,), "bv": (C,), "bo": (C,)}
+    P = {n: leaf(v, shapes[n]) for n, v in config["weights"].items()}
+    bias = lambda n: P[n] if n in P else 0.0
+    heads = lambda m: m.reshape(B, -1, H, D).transpose(1, 2)
+    q, k, v = X @ P["Wq"] + bias("bq"), S @ P["Wk"] + bias("bk"), S @ P["Wv"] + bias("bv")
+    scores = (heads(q) @ heads(k).transpose(-2, -1) / math.sqrt(D) + added.double()).masked_fill(hidden, float("-inf"))
+    context = (torch.softmax(scores, dim=-1) @ heads(v)).transpose(1, 2).reshape(B, T, C)
+    output = context @ P["Wo"] + bias("bo")
+    (output * d_output.double()).sum().backward()
+    grads = {"x": X.grad}
+    if c["cross"]:
+        grads["kv"] = S.grad
+    grads.update({n: t.grad for n, t in P.items()})
+    return {n: {"shape": list(g.shape), "data": flat64(g)} for n, g in grads.items()}
+
+
+def write_option_fixture(c):
+    torch.manual_seed(c["seed"])
+    module = option_module(c)
+    x = torch.rand(c["B"], c["T"], c["C"]) * 2 - 1
+    source = torch.rand(c["B"], c["Tk"], c["C"]) * 2 - 1 if c["cross"] else x
+    masks, hidden, added = make_masks(c)
+    attn_mask, key_padding_mask, source_label = torch_masks(c)
+    with torch.no_grad():
+        if attn_mask is not None or c["attn"] is None or c["attn"][1] in ("TqTk", "BHTqTk"):
+            output, weights = module(x, source, source, need_weights=True, average_attn_weights=False,
+                                     attn_mask=attn_mask, key_padding_mask=key_padding_mask)
+            _, averaged = module(x, source, source, need_weights=True, average_attn_weights=True,
+                                 attn_mask=attn_mask, key_padding_mask=key_padding_mask)
+        else:  # a 4D mask, which nn.MultiheadAttention does not take: the same computation in torch ops
+            reference = plain_attention(c, {k: v.detach() for k, v in module.state_dict().items()}, x, source, hidden, added)
+            output, weights = reference["output"], reference["weights"]
+            averaged = weights.mean(dim=1)
+            source_label = f"torch ops ({TORCH_LABEL}): softmax(QKᵀ/√D + mask)·V, nn.MultiheadAttention's projections"
+    state = {k: v.detach() for k, v in module.state_dict().items()}
+    config = {"B": c["B"], "T": c["T"], "Tk": c["Tk"], "C": c["C"], "H": c["H"], "bias": c["bias"],
+              "mask": c["mask"]}
+    if c["add_bias_kv"]:
+        config["addBiasKv"] = True
+    if c["add_zero_attn"]:
+        config["addZeroAttn"] = True
+    if c["keyLengths"] is not None:
+        config["keyLengths"] = list(c["keyLengths"])
+    config.update(masks)
+    config["x"] = flat(x)
+    if c["cross"]:
+        config["kv"] = flat(source)
+    config["weights"] = {n: flat(t) for n, t in engine_weights(c, state).items()}
+    gradients = None
+    if not c["add_bias_kv"] and not c["add_zero_attn"] and (c["attn"] is not None or c["padding"] is not None):
+        d_output = make_d_output(c)
+        gradients = {"dOutput": flat(d_output), "source": f"torch.autograd in float64 ({TORCH_LABEL})",
+                     "gradients": mask_gradients(c, config, hidden, added, d_output)}
+    constructor = {"embed_dim": c["C"], "num_heads": c["H"], "bias": c["bias"],
+                   "add_bias_kv": c["add_bias_kv"], "add_zero_attn": c["add_zero_attn"], "batch_first": True}
+    document = {
+        "name": c["name"],
+        "description": c["description"],
+        "source": source_label,
+        "torch": {"constructor": constructor,
+                  "state_dict": {k: {"shape": list(v.shape), "data": flat(v)} for k, v in state.items()}},
+        "config": config,
+        "expected": {"weights": {"shape": list(weights.shape), "data": flat(weights)},
+                     "averaged": {"shape": list(averaged.shape), "data": flat(averaged)},
+                     "output": {"shape": list(output.shape), "data": flat(output)}},
+    }
+    if gradients is not None:
+        document["backward"] = gradients
+    os.makedirs(OPTION_DIR, exist_ok=True)
+    path = os.path.join(OPTION_DIR, c["name"] + ".json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(document, f, indent=None, separators=(",", ":"), allow_nan=False)
+        f.write("\n")
+    return path, document
+
+
+def option_reference(document):
+    """An independent plain-op recomputation of an option fixture from its state dict, masks
+    rebuilt from the config: catches a file whose config and module disagree."""
+    cfg, state = document["config"], document["torch"]["state_dict"]
+    B, T, Tk, C, H = cfg["B"], cfg["T"], cfg["Tk"], cfg["C"], cfg["H"]
+    D = C // H
+    t = lambda name: torch.tensor(state[name]["data"]).reshape(state[name]["shape"])
+    x = torch.tensor(cfg["x"]).reshape(B, T, C)
+    src = torch.tensor(cfg["kv"]).reshape(B, Tk, C) if "kv" in cfg else x
+    w = t("in_proj_weight")
+    b = t("in_proj_bias") if "in_proj_bias" in state else torch.zeros(3 * C)
+    q, k, v = x @ w[:C].t() + b[:C], src @ w[C:2 * C].t() + b[C:2 * C], src @ w[2 * C:].t() + b[2 * C:]
+    mask = torch.zeros(B, H, T, Tk, dtype=torch.bool)
+    added = torch.zeros(B, H, T, Tk)
+    if cfg["mask"] == "causal":
+        mask |= causal_mask(T, Tk)
+    if "keyLengths" in cfg:
+        mask |= padding_mask(cfg["keyLengths"], Tk)[:, None, None, :]
+    if "keyPaddingMask" in cfg:
+        mask |= torch.tensor(cfg["keyPaddingMask"]["masked"]).reshape(B, 1, 1, Tk)
+    if "attnMask" in cfg:
+        m = cfg["attnMask"]
+        shape = m["shape"]
+        form = next(f for f in ("masked", "attend", "add") if f in m)
+        raw = [float("-inf") if v == "-Infinity" else float(v) for v in m[form]]
+        values = torch.tensor(raw).reshape(shape)
+        # The engine's rule: [B*H, Tq, Tk] per head (B > 1), else right-aligned broadcasting.
+        full = values.reshape(B, H, T, Tk) if len(shape) == 3 and shape[0] == B * H and B > 1 else values.expand(B, H, T, Tk)
+        if form == "add":
+            added = added + full
+        else:
+            mask |= (full != 0) if form == "masked" else (full == 0)
+    if cfg.get("addBiasKv"):
+        k = torch.cat([k, t("bias_k").reshape(1, 1, C).expand(B, 1, C)], dim=1)
+        v = torch.cat([v, t("bias_v").reshape(1, 1, C).expand(B, 1, C)], dim=1)
+        mask = torch.cat([mask, torch.zeros(B, H, T, 1, dtype=torch.bool)], dim=3)
+        added = torch.cat([added, torch.zeros(B, H, T, 1)], dim=3)
+    if cfg.get("addZeroAttn"):
+        k = torch.cat([k, torch.zeros(B, 1, C)], dim=1)
+        v = torch.cat([v, torch.zeros(B, 1, C)], dim=1)
+        mask = torch.cat([mask, torch.zeros(B, H, T, 1, dtype=torch.bool)], dim=3)
+        added = torch.cat([added, torch.zeros(B, H, T, 1)], dim=3)
+    heads = lambda m: m.reshape(B, -1, H, D).transpose(1, 2)
+    scores = (heads(q) @ heads(k).transpose(-2, -1) / math.sqrt(D) + added).masked_fill(mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    context = (weights @ heads(v)).transpose(1, 2).reshape(B, T, C)
+    out_b = t("out_proj.bias") if "out_proj.bias" in state else torch.zeros(C)
+    return {"weights": weights, "output": context @ t("out_proj.weight").t() + out_b}
+
+
+def verify_option_fixture(document):
+    diffs = {}
+    for key, value in option_reference(document).items():
+        entry = document["expected"][key]
+        diffs[key] = check_close(f"{document['name']}: {key}", value,
+                                 tensor_exact(entry["data"], entry["shape"], key))
+    return diffs
+
+
 def describe(document):
     cfg = document["config"]
     shapes = " ".join(f"{k}{v['shape']}" for k, v in document["expected"].items())
@@ -472,6 +796,11 @@ def main():
         worst = max(diffs.values())
         print(f"{c['name']:15s} {size:6d} B  max diff {worst:.2e}  {describe(document)}")
     print(f"{len(CASES)} fixtures written to {os.path.normpath(FIXTURE_DIR)} and verified.")
+    for c in OPTION_CASES:
+        path, document = write_option_fixture(c)
+        worst = max(verify_option_fixture(document).values())
+        print(f"options/{c['name']:24s} {os.path.getsize(path):6d} B  max diff vs plain ops {worst:.2e}")
+    print(f"{len(OPTION_CASES)} option fixtures written to {os.path.normpath(OPTION_DIR)} and verified.")
     return 0
 
 

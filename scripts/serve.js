@@ -4,7 +4,7 @@
 //   node scripts/serve.js            PORT (default 8080) from the environment
 //   import { startServer } from './serve.js'   for tests: startServer({ port: 0 })
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { extname, join, normalize, relative, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream';
@@ -45,6 +45,13 @@ function send(response, status, text, csp, headers = {}) {
   response.end(text);
 }
 
+// The root with its own symlinks resolved, once per root.
+const realRoots = new Map();
+const realRootOf = (root) => {
+  if (!realRoots.has(root)) realRoots.set(root, realpath(root));
+  return realRoots.get(root);
+};
+
 async function handle(request, response, root, csp) {
   if (request.method !== 'GET' && request.method !== 'HEAD') return send(response, 405, 'Only GET and HEAD.\n', csp, { Allow: 'GET, HEAD' });
   let path;
@@ -60,6 +67,10 @@ async function handle(request, response, root, csp) {
   let info;
   try {
     info = await stat(file);
+    // A symlink under the root is followed only to a file under the root itself.
+    const real = await realpath(file);
+    const realRoot = await realRootOf(root);
+    if (real !== realRoot && !real.startsWith(realRoot + sep)) return send(response, 404, 'Not found.\n', csp);
   } catch {
     return send(response, 404, 'Not found.\n', csp);
   }
@@ -75,6 +86,7 @@ async function handle(request, response, root, csp) {
     'Content-Security-Policy': policyFor(file, csp),
     'X-Content-Type-Options': 'nosniff',
     'Cache-Control': 'no-cache',
+    'Accept-Ranges': 'none',  // a Range header is answered with the whole file, and says so
   });
   if (request.method === 'HEAD') return response.end();
   // pipeline closes the file when the client goes away mid-transfer (a reset), which pipe() did
@@ -98,6 +110,8 @@ export function startServer({ port = 8080, host = '127.0.0.1', root = ROOT, csp 
     // A client that resets its connection is not the server's problem.
     server.on('clientError', (error, socket) => {
       if (error.code === 'HPE_HEADER_OVERFLOW' && socket.writable) socket.end('HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n');
+      // A method Node's parser does not know (BREW) gets the 405 the known ones get.
+      else if (error.code === 'HPE_INVALID_METHOD' && socket.writable) socket.end('HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       else socket.destroy();
     });
     server.once('error', reject);

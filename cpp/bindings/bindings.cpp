@@ -66,7 +66,8 @@ val weights_to_js(const mha::Weights& w) {
 // (seeded_weights). web/src/engine/run.js reads it (decodeRun).
 constexpr const char* summary_fields[] = {"B", "T", "Tk", "C", "H", "Hkv", "D", "bias", "causal", "cross", "parameterCount",
                                           "kvCacheBytesPerToken", "flops", "snapshotBytes", "algorithm", "blockQ", "blockK",
-                                          "queryBlocks", "keyBlocks", "tilesTotal", "tilesComputed", "tilesSkipped"};
+                                          "queryBlocks", "keyBlocks", "tilesTotal", "tilesComputed", "tilesSkipped", "appended",
+                                          "attnMaskForm", "keyPaddingMaskForm", "biasKv", "zeroAttn"};
 
 val owned_numbers(const std::vector<double>& numbers) {
     return val(emscripten::typed_memory_view(numbers.size(), numbers.data())).call<val>("slice");
@@ -79,11 +80,14 @@ val run_numbers(const mha::Trace& t) {
         double(d.B), double(d.T), double(d.Tk), double(d.C), double(d.H), double(d.Hkv), double(d.D), double(t.bias),
         double(t.mask == mha::MaskKind::causal), double(d.cross), double(t.parameter_count), double(t.kv_cache_bytes_per_token),
         t.flops, double(t.snapshot_bytes), double(static_cast<int>(d.algorithm)), tiled ? double(d.Bq) : 0, tiled ? double(d.Bk) : 0,
-        tiled ? double(d.Nq()) : 0, tiled ? double(d.Nk()) : 0, double(t.tiles.total), double(t.tiles.computed), double(t.tiles.skipped)};
+        tiled ? double(d.Nq()) : 0, tiled ? double(d.Nk()) : 0, double(t.tiles.total), double(t.tiles.computed), double(t.tiles.skipped),
+        double(d.appended), t.attn_mask_form, t.key_padding_mask_form, double(d.bias_kv), double(d.zero_attn)};
     numbers.push_back(static_cast<double>(t.key_lengths.size()));
     for (const std::int64_t length : t.key_lengths) numbers.push_back(static_cast<double>(length));
     numbers.push_back(static_cast<double>(t.tiles.skipped_per_head.size()));
     for (const std::uint64_t skipped : t.tiles.skipped_per_head) numbers.push_back(static_cast<double>(skipped));
+    numbers.push_back(static_cast<double>(t.attn_mask_shape.size()));
+    for (const std::int64_t extent : t.attn_mask_shape) numbers.push_back(static_cast<double>(extent));
     const auto& entries = mha::catalogue();
     for (const mha::Snapshot& s : t.steps) {
         numbers.push_back(static_cast<double>(mha::find_step(s.id) - entries.data()));
@@ -144,8 +148,18 @@ mha::Config checked_config(const val& config, const val& tensors, const val& req
     if (!weights.isUndefined() && !weights.isNull()) {
         weight_fields = weight_names(weights);
         c.weights.emplace();
+        // Given weights with a learned key appended (bias_k, bias_v) say add_bias_kv, as in
+        // mha::validate; an explicit addBiasKv: false is kept, for its message.
+        for (const std::string& name : weight_fields)
+            if ((name == "bias_k" || name == "bias_v") && !c.add_bias_kv) c.add_bias_kv = true;
     }
     if (given_kv) c.kv.emplace();  // its presence makes the run cross-attention
+    // The masks' shapes are sizes (validate_sizes checks them): read with their values, which are
+    // the size of the scores at most.
+    for (const auto& [field, member] : {std::pair{"attnMask", &mha::Config::attn_mask}, {"keyPaddingMask", &mha::Config::key_padding_mask}}) {
+        const val mask = tensors[field];
+        if (!mask.isUndefined() && !mask.isNull()) c.*member = mask_from_js(field, mask);
+    }
     if (given_d_output) c.d_output.emplace();  // its presence adds the backward pass (and its memory)
     const mha::Dims d = mha::validate_sizes(c, options);
 
@@ -188,9 +202,10 @@ val validate(const val& config, const val& tensors) {
     });
 }
 
-// PyTorch nn.MultiheadAttention parameters → {Wq, Wk, Wv, Wo, bq, bk, bv, bo}. Biases may be
-// null or undefined.
-val from_torch(double C, const val& in_proj_weight, const val& in_proj_bias, const val& out_proj_weight, const val& out_proj_bias) {
+// PyTorch nn.MultiheadAttention parameters → {Wq, Wk, Wv, Wo, bq, bk, bv, bo, bias_k, bias_v}.
+// Biases and bias_k/bias_v (add_bias_kv=True) may be null or undefined.
+val from_torch(double C, const val& in_proj_weight, const val& in_proj_bias, const val& out_proj_weight, const val& out_proj_bias,
+               const val& bias_k, const val& bias_v) {
     return guarded([&] {
         auto given = [](const val& v) { return !v.isNull() && !v.isUndefined(); };
         auto length = [&](const char* field, const val& v) { return given(v) ? tensor_length_of(field, v) : 0; };
@@ -199,10 +214,14 @@ val from_torch(double C, const val& in_proj_weight, const val& in_proj_bias, con
         mha::check_torch_lengths(static_cast<std::uint64_t>(C), length("in_proj_weight", in_proj_weight),
                                  length("in_proj_bias", in_proj_bias), length("out_proj_weight", out_proj_weight),
                                  length("out_proj_bias", out_proj_bias));
+        mha::check_torch_bias_kv(static_cast<std::uint64_t>(C), length("bias_k", bias_k), length("bias_v", bias_v));
         auto floats = [&](const char* field, const val& v) { return given(v) ? floats_from_js(field, v) : std::vector<float>{}; };
-        return weights_to_js(mha::weights_from_torch(static_cast<std::size_t>(C), floats("in_proj_weight", in_proj_weight),
-                                                     floats("in_proj_bias", in_proj_bias), floats("out_proj_weight", out_proj_weight),
-                                                     floats("out_proj_bias", out_proj_bias)));
+        mha::Weights w = mha::weights_from_torch(static_cast<std::size_t>(C), floats("in_proj_weight", in_proj_weight),
+                                                 floats("in_proj_bias", in_proj_bias), floats("out_proj_weight", out_proj_weight),
+                                                 floats("out_proj_bias", out_proj_bias));
+        w.bias_k = floats("bias_k", bias_k);  // [1, 1, C] in PyTorch: the same C values
+        w.bias_v = floats("bias_v", bias_v);
+        return weights_to_js(w);
     });
 }
 

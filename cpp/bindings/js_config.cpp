@@ -2,6 +2,8 @@
 // object itself rather than JSON text, so the wasm build carries no JSON parser.
 #include "js_config.hpp"
 
+#include <emscripten/emscripten.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +16,86 @@
 #include "mha/config_reader.hpp"
 
 using emscripten::val;
+using emscripten::EM_VAL;
+
+// What a tensor is, read in JS without trusting anything the caller can redefine, and without
+// throwing (an exception crossing the wasm frames would skip their destructors and leak handles):
+//   {kind: "typed", tag, length, own, view}  a typed array: `tag` its real kind (the intrinsic
+//       Symbol.toStringTag, not constructor.name), `length` its real element count (the intrinsic
+//       getter, which an own `length` property cannot change), `own` what its `length` property
+//       says, and `view` a plain typed array of that kind over the same bytes
+//   {kind: "array", length}                   an Array
+//   {kind: "other", got, got_text}            anything else, described as a message describes it
+EM_JS(EM_VAL, js_tensor_facts, (EM_VAL handle), {
+    const value = Emval.toValue(handle);
+    const typed = Object.getPrototypeOf(Int8Array.prototype);
+    const intrinsic = (name) => Object.getOwnPropertyDescriptor(typed, name).get;
+    try {
+        const tag = intrinsic(Symbol.toStringTag).call(value);
+        if (typeof tag === "string") {
+            const length = intrinsic("length").call(value);
+            let own;
+            try { own = value.length; } catch (error) { own = undefined; }
+            const View = { Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
+                           Float32Array, Float64Array, BigInt64Array, BigUint64Array, Float16Array: globalThis.Float16Array }[tag];
+            const view = new View(intrinsic("buffer").call(value), intrinsic("byteOffset").call(value), length);
+            return Emval.toHandle({ kind: "typed", tag, length, own: typeof own === "number" ? own : String(own), view });
+        }
+        if (Array.isArray(value)) {
+            const length = value.length;
+            return Emval.toHandle({ kind: "array", length });
+        }
+    } catch (error) {
+        return Emval.toHandle({ kind: "other", got: "term.got.other" });
+    }
+    if (value === null || value === undefined) return Emval.toHandle({ kind: "other", got: "term.got.null" });
+    if (typeof value === "string") return Emval.toHandle({ kind: "other", got: "term.got.string", got_text: value.length > 40 ? value.slice(0, 40) + String.fromCharCode(8230) : value });
+    if (typeof value === "number" || typeof value === "boolean") return Emval.toHandle({ kind: "other", got: "term.got.value", got_text: String(value) });
+    if (typeof value === "bigint") return Emval.toHandle({ kind: "other", got: "term.got.value", got_text: String(value) + "n" });
+    if (typeof value === "object") return Emval.toHandle({ kind: "other", got: "term.got.object" });
+    return Emval.toHandle({ kind: "other", got: "term.got.other" });
+});
+
+// An Array's values as a Float32Array, each element read once, or where the first one that is
+// not a finite float32 number sits: {index, problem: "hole" | "special" | "range" | "type" |
+// "unreadable", text (the value as written), got, got_text (for "type"), detail (for
+// "unreadable": what a getter threw)}. Never throws, and copies nothing into wasm memory.
+EM_JS(EM_VAL, js_array_floats, (EM_VAL handle), {
+    const array = Emval.toValue(handle);
+    let floats;
+    try {
+        floats = new Float32Array(array.length);
+    } catch (error) {
+        return Emval.toHandle({ index: 0, problem: "unreadable", detail: String(error && error.message) });
+    }
+    for (let i = 0; i < floats.length; i++) {
+        let value;
+        try {
+            value = array[i];
+            if (value === undefined && !(i in array)) return Emval.toHandle({ index: i, problem: "hole" });
+        } catch (error) {
+            let detail;
+            try { detail = String(error && error.message !== undefined ? error.message : error); } catch (e) { detail = "?"; }
+            return Emval.toHandle({ index: i, problem: "unreadable", detail });
+        }
+        if (typeof value === "number") {
+            if (value !== value || value === Infinity || value === -Infinity) return Emval.toHandle({ index: i, problem: "special", text: String(value) });
+            if (Math.abs(value) > 3.4028234663852886e38) return Emval.toHandle({ index: i, problem: "range", text: String(value) });
+            floats[i] = value;
+            continue;
+        }
+        const problem = { index: i, problem: "type", got: "term.got.other" };
+        if (value === null || value === undefined || typeof value === "function" || typeof value === "symbol") problem.got = "term.got.null";
+        else if (typeof value === "string") Object.assign(problem, { got: "term.got.string", got_text: value.length > 40 ? value.slice(0, 40) + String.fromCharCode(8230) : value });
+        else if (typeof value === "boolean") Object.assign(problem, { got: "term.got.value", got_text: String(value) });
+        else if (typeof value === "bigint") Object.assign(problem, { got: "term.got.value", got_text: String(value) + "n" });
+        else if (Array.isArray(value)) Object.assign(problem, { got: "term.got.array", got_text: String(value.length) });
+        else if (typeof value === "object") problem.got = "term.got.object";
+        return Emval.toHandle(problem);
+    }
+    return Emval.toHandle(floats);
+});
+
 
 namespace {
 
@@ -226,11 +308,27 @@ std::size_t parse_tape(const std::vector<double>& tape, std::size_t& at, std::ve
     return index;
 }
 
-bool is_number_array(const val& tensor) {
-    if (!val::global("ArrayBuffer").call<bool>("isView", tensor) || tensor.instanceof(val::global("DataView"))) return false;
-    const std::string name = tensor["constructor"]["name"].as<std::string>();
-    return name != "BigInt64Array" && name != "BigUint64Array";
+val tensor_facts(const val& tensor) { return val::take_ownership(js_tensor_facts(tensor.as_handle())); }
+
+mha::Params described_by(const val& facts) {
+    mha::Params params{{"got", facts["got"].as<std::string>()}};
+    if (facts["got_text"].isString()) params.push_back({"got_text", facts["got_text"].as<std::string>()});
+    return params;
 }
+
+// A typed array's real element count; its own `length` saying otherwise is refused by name (the
+// engine would otherwise size its copy by one and fill it from the other).
+std::uint64_t typed_length(const std::string& field, const val& facts) {
+    const val own = facts["own"];
+    const double length = facts["length"].as<double>();
+    if (!own.strictlyEquals(facts["length"]))
+        throw mha::MhaError(field, "bad_tensor.length_mismatch",
+                            {{"field", field}, {"length", val::global("String")(own).as<std::string>()},
+                             {"count", val::global("String")(facts["length"]).as<std::string>()}});
+    return static_cast<std::uint64_t>(length);
+}
+
+bool is_bigint_tag(const std::string& tag) { return tag == "BigInt64Array" || tag == "BigUint64Array"; }
 
 }  // namespace
 
@@ -247,33 +345,90 @@ mha::Config config_from_tape(const val& tape) {
 }
 
 std::uint64_t tensor_length_of(const std::string& field, const val& tensor) {
-    if (val::global("Array").call<bool>("isArray", tensor) || is_number_array(tensor)) return tensor["length"].as<double>();
+    const val facts = tensor_facts(tensor);
+    const std::string kind = facts["kind"].as<std::string>();
+    if (kind == "array") return static_cast<std::uint64_t>(facts["length"].as<double>());
     mha::Params params{{"field", field}};
-    for (auto& param : mha::config_reader::described(JsValue(tensor))) params.push_back(std::move(param));
+    if (kind == "typed") {
+        const std::string tag = facts["tag"].as<std::string>();
+        if (!is_bigint_tag(tag)) return typed_length(field, facts);
+        params.insert(params.end(), {{"got", "term.got.kind"}, {"got_text", tag}});
+    } else {
+        for (auto& param : described_by(facts)) params.push_back(std::move(param));
+    }
     throw mha::MhaError(field, "bad_type.tensor", std::move(params));
 }
 
 std::vector<float> floats_from_js(const std::string& field, const val& tensor) {
-    const bool plain = val::global("Array").call<bool>("isArray", tensor);
-    // An Array whose values are not all finite numbers is read element by element, for the
-    // message that names the first bad one (Float32Array.from would turn a string into a number
-    // or NaN, and convert a nested array through its text).
-    if (plain && !tensor.call<bool>("every", val::global("Number")["isFinite"]))
-        mha::config_reader::float_array(field, JsValue(tensor));
-    const val numbers = plain ? val::global("Float32Array").call<val>("from", tensor) : tensor;
+    const std::uint64_t n = tensor_length_of(field, tensor);  // checked again: the copy is sized by it
+    const val facts = tensor_facts(tensor);
+    val numbers = facts["view"];
+    if (facts["kind"].as<std::string>() == "array") {
+        // Every element is read and checked in JS before anything is copied in: a hole, a string
+        // or a getter that throws is named without growing wasm memory for the rest.
+        numbers = val::take_ownership(js_array_floats(tensor.as_handle()));
+        if (!numbers.instanceof(val::global("Float32Array"))) {
+            const std::string where = field + "[" + val::global("String")(numbers["index"]).as<std::string>() + "]";
+            const std::string problem = numbers["problem"].as<std::string>();
+            if (problem == "hole") throw mha::MhaError(where, "missing.hole", {{"field", where}});
+            if (problem == "special") throw mha::MhaError(field, "non_finite.value", {{"field", where}, {"value", numbers["text"].as<std::string>()}});
+            if (problem == "range") throw mha::MhaError(field, "non_finite.range", {{"field", where}, {"value", numbers["text"].as<std::string>()}});
+            if (problem == "unreadable") throw mha::MhaError(where, "bad_tensor.unreadable", {{"field", where}, {"detail", numbers["detail"].as<std::string>()}});
+            mha::Params params{{"field", where}, {"wanted", "term.wanted.number"}};
+            for (auto& param : described_by(numbers)) params.push_back(std::move(param));
+            throw mha::MhaError(where, "bad_type.value", std::move(params));
+        }
+    }
     // Copied in without zero-filling first (std::vector(n) would fill them, at libc's speed: 4%
-    // of a T=128 run without snapshots), then moved into a vector by one memcpy.
-    const std::size_t n = numbers["length"].as<std::size_t>();
+    // of a T=128 run without snapshots), then moved into a vector by one memcpy. Every one of the
+    // n floats is written: n is the view's own, real length.
     const std::unique_ptr<float[]> copied(new float[n]);
     val(emscripten::typed_memory_view(n, copied.get())).call<void>("set", numbers);
     std::vector<float> values(copied.get(), copied.get() + n);
     if (mha::largest_magnitude(values.data(), values.size()) <= 3.4028234663852886e38f) return values;
-    // A hole (which every() skips) became NaN, and 1e39 Infinity: named by the reader.
-    if (plain) mha::config_reader::float_array(field, JsValue(tensor));
+    // A typed array's value beyond float32 (a Float64Array's 1e39) became Infinity, or was NaN.
     const auto bad = std::find_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); });
     const std::string where = field + "[" + std::to_string(bad - values.begin()) + "]";
     throw mha::MhaError(field, "non_finite.value",
                         {{"field", where}, {"value", std::isnan(*bad) ? "NaN" : *bad > 0 ? "Infinity" : "-Infinity"}});
+}
+
+mha::MaskInput mask_from_js(const std::string& field, const val& mask) {
+    mha::MaskInput m = mha::config_reader::parse_mask(field, JsValue(mask), false);
+    const char* form = mha::mask_form_name(m.form);
+    const std::string values_field = field + "." + form;
+    const val values = mask[form];
+    // A typed array, or an Array of finite numbers, is copied in at once; anything else (booleans,
+    // −Infinity, a value that is not a number) is read value by value, for the message that names it.
+    const val facts = tensor_facts(values);
+    const std::string kind = facts["kind"].as<std::string>();
+    val numbers = val::undefined();
+    if (kind == "typed") numbers = val::global("Float32Array").call<val>("from", facts["view"]);
+    if (kind == "array") numbers = val::take_ownership(js_array_floats(values.as_handle()));
+    if (!numbers.isUndefined() && numbers.instanceof(val::global("Float32Array"))) {
+        m.values.resize(numbers["length"].as<std::size_t>());
+        val(emscripten::typed_memory_view(m.values.size(), m.values.data())).call<void>("set", numbers);
+    } else {
+        m.values = mha::config_reader::mask_values(values_field, m.form, JsValue(values));
+    }
+    return m;
+}
+
+std::string typed_array_tag(const val& array) {
+    const val facts = tensor_facts(array);
+    return facts["kind"].as<std::string>() == "typed" ? facts["tag"].as<std::string>() : "";
+}
+
+val plain_typed_array(const std::string& field, const val& array, const char* tag) {
+    const val facts = tensor_facts(array);
+    if (facts["kind"].as<std::string>() != "typed" || facts["tag"].as<std::string>() != tag) {
+        mha::Params params{{"field", field}, {"wanted", "term.wanted.typed"}, {"tag", tag}};
+        if (facts["kind"].as<std::string>() == "typed") params.insert(params.end(), {{"got", "term.got.kind"}, {"got_text", facts["tag"].as<std::string>()}});
+        else for (auto& param : described_by(facts)) params.push_back(std::move(param));
+        throw mha::MhaError(field, "bad_type.value", std::move(params));
+    }
+    typed_length(field, facts);
+    return facts["view"];
 }
 
 std::vector<std::string> weight_names(const val& weights) {

@@ -6,12 +6,15 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "js_config.hpp"
 #include "js_result.hpp"
 #include "mha/model/language_model.hpp"
 #include "mha/model/trainer.hpp"
@@ -23,10 +26,23 @@ using namespace mha::model;
 
 namespace {
 
+// A checkpoint's bytes, its header read before the rest is copied in: a file that is not a
+// checkpoint, of another version or of a length its header does not say is refused without
+// copying it (a checkpoint is bounded by the trainer's 1 GiB, of which it holds three quarters).
 std::vector<std::uint8_t> bytes_from_js(const val& array) {
-    const std::size_t n = array["length"].as<std::size_t>();
-    std::vector<std::uint8_t> bytes(n);
-    val(emscripten::typed_memory_view(n, bytes.data())).call<void>("set", array);
+    const val view = plain_typed_array("checkpoint", array, "Uint8Array");
+    const double n = view["length"].as<double>();
+    constexpr std::size_t header = 12;
+    std::vector<std::uint8_t> head(static_cast<std::size_t>(std::min<double>(n, header)));
+    val(emscripten::typed_memory_view(head.size(), head.data())).call<void>("set", view.call<val>("subarray", 0, head.size()));
+    std::uint32_t said = 0;
+    if (head.size() == header) std::memcpy(&said, head.data() + 8, 4);
+    if (head.size() < header || static_cast<double>(said) != n || n > 768.0 * 1024 * 1024) {
+        load(head.data(), head.size());  // names what is wrong with the header
+        throw mha::MhaError("checkpoint", "checkpoint.corrupt", {{"reason", "term.corrupt.length"}});
+    }
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(n));
+    val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<void>("set", view);
     return bytes;
 }
 
@@ -34,10 +50,20 @@ val bytes_to_js(const std::vector<std::uint8_t>& bytes) {
     return val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<val>("slice");
 }
 
-std::vector<std::int32_t> tokens_from_js(const val& tokens) {  // an Int32Array (trainer.js converts)
-    const std::size_t n = tokens["length"].as<std::size_t>();
-    std::vector<std::int32_t> values(n);
-    val(emscripten::typed_memory_view(n, values.data())).call<void>("set", tokens);
+// An Int32Array by its real length (a language model's calls check their own counts).
+std::vector<std::int32_t> tokens_from_js(const val& tokens) {
+    const val view = plain_typed_array("tokens", tokens, "Int32Array");
+    std::vector<std::int32_t> values(view["length"].as<std::size_t>());
+    val(emscripten::typed_memory_view(values.size(), values.data())).call<void>("set", view);
+    return values;
+}
+
+// An Int32Array (trainer.js converts), its count checked before it is copied in.
+std::vector<std::int32_t> tokens_from_js(const TrainerState& state, const val& tokens) {
+    const val view = plain_typed_array("tokens", tokens, "Int32Array");
+    check_token_count(state, view["length"].as<double>());
+    std::vector<std::int32_t> values(view["length"].as<std::size_t>());
+    val(emscripten::typed_memory_view(values.size(), values.data())).call<void>("set", view);
     return values;
 }
 
@@ -147,9 +173,9 @@ val text_scores_to_js(const std::vector<TextHeadScore>& all) {
 }
 
 std::vector<std::uint16_t> ids_from_js(const val& array) {  // a Uint8Array or Uint16Array of a corpus
-    const std::size_t n = array["length"].as<std::size_t>();
-    std::vector<std::uint16_t> ids(n);
-    val(emscripten::typed_memory_view(n, ids.data())).call<void>("set", array);
+    const val view = plain_typed_array("corpus", array, typed_array_tag(array) == "Uint8Array" ? "Uint8Array" : "Uint16Array");
+    std::vector<std::uint16_t> ids(view["length"].as<std::size_t>());
+    val(emscripten::typed_memory_view(ids.size(), ids.data())).call<void>("set", view);
     return ids;
 }
 
@@ -237,18 +263,18 @@ public:
     }
 
     val predict(const val& tokens) const {
-        return guarded([&] { return predicted_to_js(mha::model::predict(state(), tokens_from_js(tokens))); });
+        return guarded([&] { return predicted_to_js(mha::model::predict(state(), tokens_from_js(state(), tokens))); });
     }
 
     val attention(const val& tokens) const {
-        return guarded([&] { return attention_to_js(mha::model::attention(state(), tokens_from_js(tokens))); });
+        return guarded([&] { return attention_to_js(mha::model::attention(state(), tokens_from_js(state(), tokens))); });
     }
 
     /// What a redraw needs in one call: every layer's attention over `tokens`, the predictions and
     /// (when `scores` is true) every head's scores, without a walkthrough trace.
     val view(const val& tokens, bool scores) const {
         return guarded([&] {
-            const std::vector<std::int32_t> sequence = tokens_from_js(tokens);
+            const std::vector<std::int32_t> sequence = tokens_from_js(state(), tokens);
             val out = val::object();
             out.set("step", static_cast<double>(state().step));
             out.set("layers", attention_to_js(mha::model::attention(state(), sequence)));
@@ -259,7 +285,7 @@ public:
     }
 
     val block(const val& tokens, double layer) const {
-        return guarded([&] { return trace_as_js(block_run(state(), tokens_from_js(tokens), layer), true); });
+        return guarded([&] { return trace_as_js(block_run(state(), tokens_from_js(state(), tokens), layer), true); });
     }
 
     val info() const {

@@ -17,9 +17,10 @@ constexpr std::size_t row_block = 32;
 
 float inverse_sqrt(std::size_t D) { return 1.0f / std::sqrt(static_cast<float>(D)); }
 
+// Whether some query's keys end before the last key, so that the products can stop short.
 bool masks_any(const HeadMask& mask, std::size_t Tq, std::size_t Tk) {
     for (std::size_t r = 0; r < Tq; ++r)
-        if (mask.visible(r) < Tk) return true;
+        if (mask.reach(r) < Tk) return true;
     return false;
 }
 
@@ -33,6 +34,7 @@ std::size_t KeyMask::first_masked(std::size_t b, std::size_t i) const {
 
 bool KeyMask::masks_a_key() const {
     if (causal && Tk > 1) return true;
+    if (general()) return true;  // attnMask and keyPaddingMask change the scores they touch
     return std::any_of(key_lengths.begin(), key_lengths.end(), [&](std::int64_t n) { return static_cast<std::size_t>(n) < Tk; });
 }
 
@@ -46,10 +48,28 @@ void score_block(const HeadInput& in, std::size_t r0, std::size_t rows, std::siz
 
 void mask_block(const HeadMask& mask, std::size_t r0, std::size_t rows, std::size_t c0, std::size_t cols, float* S,
                 std::ptrdiff_t ld_s) {
+    // Only the source's keys can be hidden; the appended ones after them never are.
+    const std::size_t source_end = mask.mask.Tk > c0 ? std::min(mask.mask.Tk - c0, cols) : 0;
     for (std::size_t r = 0; r < rows; ++r) {
         const std::size_t visible = mask.visible(r0 + r);
         const std::size_t from = visible > c0 ? std::min(visible - c0, cols) : 0;
-        std::fill(S + r * ld_s + from, S + r * ld_s + cols, minus_inf);
+        if (from < source_end) std::fill(S + r * ld_s + from, S + r * ld_s + source_end, minus_inf);
+    }
+    if (!mask.mask.general()) return;
+    // attnMask and keyPaddingMask, added (−∞ hides a key; −∞ plus anything finite stays −∞).
+    const KeyMask& m = mask.mask;
+    for (std::size_t r = 0; r < rows; ++r) {
+        float* const row = S + r * ld_s;
+        if (!m.added.empty()) {
+            const float* const added = m.added.data() + static_cast<std::ptrdiff_t>(mask.batch) * m.stride_b +
+                                       static_cast<std::ptrdiff_t>(mask.head) * m.stride_h +
+                                       static_cast<std::ptrdiff_t>(mask.first_query + r0 + r) * m.stride_q;
+            for (std::size_t c = 0; c < source_end; ++c) row[c] += added[static_cast<std::ptrdiff_t>(c0 + c) * m.stride_k];
+        }
+        if (!m.padding.empty()) {
+            const float* const padding = m.padding.data() + mask.batch * m.Tk + c0;
+            for (std::size_t c = 0; c < source_end; ++c) row[c] += padding[c];
+        }
     }
 }
 
@@ -66,7 +86,7 @@ void head_weights(const HeadInput& in, const HeadMask& mask, float* A, const Hea
     // 12. Scores: every query against every key it may see. // [Tq, Tk]
     for (std::size_t r0 = 0; r0 < Tq; r0 += skip ? row_block : Tq) {
         const std::size_t rows = skip ? std::min(row_block, Tq - r0) : Tq;
-        const std::size_t keys = skip ? mask.visible(r0 + rows - 1) : Tk;
+        const std::size_t keys = skip ? mask.reach(r0 + rows - 1) : Tk;
         gemm(rows, in.D, keys, {in.q + r0 * in.ld_q, in.ld_q}, {in.k, 1, in.ld_k}, A + r0 * Tk, ld);
     }
     show(0);
@@ -100,7 +120,7 @@ void head_context(const HeadInput& in, const HeadMask& mask, const float* A, con
     const bool skip = masks_any(mask, Tq, Tk);
     for (std::size_t r0 = 0; r0 < Tq; r0 += skip ? row_block : Tq) {
         const std::size_t rows = skip ? std::min(row_block, Tq - r0) : Tq;
-        const std::size_t keys = skip ? mask.visible(r0 + rows - 1) : Tk;
+        const std::size_t keys = skip ? mask.reach(r0 + rows - 1) : Tk;
         gemm(rows, keys, in.D, {mix + r0 * Tk, static_cast<std::ptrdiff_t>(Tk)}, {in.v, in.ld_v}, out + r0 * ld_out, ld_out);
     }
 }
@@ -140,7 +160,9 @@ void head_backward(const HeadInput& in, const HeadMask& mask, const float* A, co
 
     // 14. The mask added a constant (0 or −∞): a masked key's score gets no gradient (A is 0
     // there already; this writes +0 where A·(…) may have left −0).
-    for (std::size_t r = 0; r < Tq; ++r) std::fill(dS + r * Tk + std::min(mask.visible(r), Tk), dS + (r + 1) * Tk, 0.0f);
+    const std::size_t source_end = std::min(mask.mask.Tk, Tk);
+    for (std::size_t r = 0; r < Tq; ++r)
+        std::fill(dS + r * Tk + std::min(mask.visible(r), source_end), dS + r * Tk + source_end, 0.0f);
     show(2);
 
     // 13. The scale by 1/√D, backwards: the same factor.

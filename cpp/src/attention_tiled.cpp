@@ -21,10 +21,10 @@ struct TileSteps {
 
     TileSteps(const Dims& d, Recorder& rec)
         // Tiles a mask skips are never written: their scores read −∞ and their P 0.
-        : scores(rec.record_heads("tile_scores", {d.T, d.Tk}, minus_inf)),
+        : scores(rec.record_heads("tile_scores", {d.T, d.keys()}, minus_inf)),
           row_max(rec.record_heads("tile_max", {d.T, d.Nk()})),
           correction(rec.record_heads("tile_correction", {d.T, d.Nk()})),
-          probs(rec.record_heads("tile_probs", {d.T, d.Tk})),
+          probs(rec.record_heads("tile_probs", {d.T, d.keys()})),
           row_sum(rec.record_heads("tile_sum", {d.T, d.Nk()})),
           output(rec.record_heads("tile_output", {d.T, d.Nk(), d.D})),
           context(rec.record_heads("tile_context", {d.T, d.D})) {}
@@ -56,7 +56,7 @@ MHA_SNAPSHOT_ONLY void put_output(float* state, std::size_t Nk, std::size_t D, s
 
 void attend_tiled(const Dims& d, const KeyMask& mask, Projections in, float* concat, Recorder& rec, std::vector<Warning>& warnings,
                   TileCounts& tiles) {
-    const std::size_t T = d.T, Tk = d.Tk, C = d.C, D = d.D, Bq = d.Bq, Bk = d.Bk, Nq = d.Nq(), Nk = d.Nk();
+    const std::size_t T = d.T, Tk = d.keys(), C = d.C, D = d.D, Bq = d.Bq, Bk = d.Bk, Nq = d.Nq(), Nk = d.Nk();
 
     // The working set, the same for every tile: O((Bq + Bk)·D) per head as FlashAttention keeps in
     // on-chip memory (the GEMM packs each K_j and V_j it reads into a buffer of its own).
@@ -78,7 +78,7 @@ void attend_tiled(const Dims& d, const KeyMask& mask, Projections in, float* con
             // Head h of batch row b, as attend() reads it; tile (i, j) reads rows i·Bq … of it and
             // keys j·Bk … of K and V in place.
             const HeadInput head = head_input(d, in, b, h);
-            const HeadMask head_mask{mask, b, 0};
+            const HeadMask head_mask{mask, b, 0, h};
             float *const tile_scores = kept.scores.at(b, h), *const tile_max = kept.row_max.at(b, h),
                          *const tile_correction = kept.correction.at(b, h), *const tile_probs = kept.probs.at(b, h),
                          *const tile_sum = kept.row_sum.at(b, h), *const tile_output = kept.output.at(b, h),
@@ -91,7 +91,7 @@ void attend_tiled(const Dims& d, const KeyMask& mask, Projections in, float* con
                 std::fill(O.begin(), O.end(), 0.0f);
                 // No row of the block looks at a key from `unseen` on (the last row sees the most);
                 // every row looks at the keys before `seen_by_all` (the first row sees the fewest).
-                const std::size_t unseen = head_mask.visible(r0 + rows - 1), seen_by_all = head_mask.visible(r0);
+                const std::size_t unseen = head_mask.reach(r0 + rows - 1), seen_by_all = head_mask.clear(r0);
 
                 for (std::size_t j = 0; j < Nk; ++j) {
                     const std::size_t c0 = j * Bk, cols = std::min(Bk, Tk - c0);

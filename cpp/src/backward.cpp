@@ -74,7 +74,7 @@ void backward(const Dims& d, const KeyMask& mask, const Weights& w, ForwardTenso
         for (std::size_t h = 0; h < H; ++h) {
             const std::size_t kv_head = h / group;
             const HeadInput head = head_input(d, projections, b, h);
-            const HeadMask head_mask{mask, b, 0};
+            const HeadMask head_mask{mask, b, 0, h};
 
             // 12–15 again: A = softmax(mask(Q·Kᵀ / √D)). // [Tq, Tk]
             head_weights(head, head_mask, A.data());

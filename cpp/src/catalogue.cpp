@@ -51,6 +51,7 @@ bool appears(const StepSpec& step, const Dims& d) {
         case When::cross: return d.cross;
         case When::grouped: return d.Hkv < d.H;
         case When::bias: return d.bias;
+        case When::appended: return d.appended > 0;
     }
     return false;
 }
@@ -79,12 +80,12 @@ std::vector<std::string_view> split_axes(std::string_view axes) {
     return symbols;
 }
 
-std::size_t size_of(Axis axis, const Dims& d) {
+std::size_t size_of(Axis axis, const Dims& d, bool source_keys) {
     switch (axis) {
         case Axis::B: return d.B;
         case Axis::T:
         case Axis::Tq: return d.T;
-        case Axis::Tk: return d.Tk;
+        case Axis::Tk: return source_keys ? d.Tk : d.keys();
         case Axis::C: return d.C;
         case Axis::H: return d.H;
         case Axis::Hkv: return d.Hkv;
@@ -99,7 +100,8 @@ std::size_t size_of(Axis axis, const Dims& d) {
 }
 
 // Hkv reads H in plain MHA, where K and V have as many heads as Q.
-std::string axis_name(std::string_view symbol, const Dims& d) {
+std::string axis_name(std::string_view symbol, const Dims& d, bool source_keys) {
+    if (symbol == "Tk" && d.appended && !source_keys) return "Tk+" + std::to_string(d.appended);  // the learned key appended
     if (d.Hkv == d.H && symbol == "Hkv") return "H";
     if (d.Hkv == d.H && symbol == "Hkv·D") return "H·D";
     return std::string(symbol);
@@ -115,19 +117,19 @@ std::string shape_text(const std::vector<std::size_t>& shape) {
 
 std::vector<std::string> axis_names(const StepSpec& step, const Dims& d) {
     std::vector<std::string> names;
-    for (const std::string_view symbol : split_axes(step.axes)) names.push_back(axis_name(symbol, d));
+    for (const std::string_view symbol : split_axes(step.axes)) names.push_back(axis_name(symbol, d, step.source_keys));
     return names;
 }
 
 std::vector<std::size_t> step_shape(const StepSpec& step, const Dims& d) {
     std::vector<std::size_t> shape(step.rank);
-    for (std::size_t i = 0; i < step.rank; ++i) shape[i] = size_of(step.axis[i], d);
+    for (std::size_t i = 0; i < step.rank; ++i) shape[i] = size_of(step.axis[i], d, step.source_keys);
     return shape;
 }
 
 std::uint64_t step_numel(const StepSpec& step, const Dims& d) {
     std::uint64_t n = 1;
-    for (std::size_t i = 0; i < step.rank; ++i) n *= size_of(step.axis[i], d);
+    for (std::size_t i = 0; i < step.rank; ++i) n *= size_of(step.axis[i], d, step.source_keys);
     return n;
 }
 
@@ -160,7 +162,7 @@ static double backward_flops(const StepSpec& step, const Dims& d) {
 // entry of the cache each token attends to.
 static double pass_flops(const StepSpec& step, const Dims& d, bool bias) {
     const std::string_view id = step.id;
-    const double B = d.B, H = d.H, T = d.T, Tk = d.Tk, D = d.D, C = d.C;
+    const double B = d.B, H = d.H, T = d.T, Tk = static_cast<double>(d.keys()), D = d.D, C = d.C;
     const double scores = B * H * T * Tk, rows = B * H * T * static_cast<double>(d.Nk());
     if (id == "tile_scores") return 2 * scores * D + scores;   // Q_i·K_jᵀ, then the scale
     if (id == "tile_max") return scores;                       // one comparison per score
@@ -190,7 +192,7 @@ double step_flops(const StepSpec& step, const Dims& d) {
     }
     if (op == "matmul") {  // scores contract D, the context contracts Tk
         const std::string_view id = step.id;
-        return 2.0 * out * static_cast<double>(id == "scores" ? d.D : d.Tk);
+        return 2.0 * out * static_cast<double>(id == "scores" ? d.D : d.keys());
     }
     if (op == "scale") return out;
     if (op == "softmax") return 4.0 * out;

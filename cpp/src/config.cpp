@@ -30,6 +30,15 @@ const char* algorithm_name(Algorithm algorithm) {
 
 Dims checked_sizes(const Config& c);
 
+const char* mask_form_name(MaskInput::Form form) {
+    switch (form) {
+        case MaskInput::Form::masked: return "masked";
+        case MaskInput::Form::attend: return "attend";
+        case MaskInput::Form::add: return "add";
+    }
+    return "masked";
+}
+
 namespace {
 
 // Each size alone; the memory cap limits their products.
@@ -133,7 +142,7 @@ MHA_SMALL void suggest_tiled(const Config& c, const Dims& d, Params& params) {
     Dims tiled = d;
     tiled.algorithm = Algorithm::tiled;
     tiled.Bq = std::min<std::size_t>(static_cast<std::size_t>(c.block_q.value_or(default_block_q)), d.T);
-    tiled.Bk = std::min<std::size_t>(static_cast<std::size_t>(c.block_k.value_or(default_block_k)), d.Tk);
+    tiled.Bk = std::min<std::size_t>(static_cast<std::size_t>(c.block_k.value_or(default_block_k)), d.keys());
     params.push_back({"tiled", "term.memory.try_tiled"});
     params.push_back({"tiled_needed", format_bytes(memory_need(tiled, compute_only).total())});
 }
@@ -182,7 +191,7 @@ MHA_SMALL void set_blocks(const Config& c, Dims& d) {
     }
     if (c.algorithm != Algorithm::tiled) return;
     d.Bq = std::min<std::size_t>(static_cast<std::size_t>(c.block_q.value_or(default_block_q)), d.T);
-    d.Bk = std::min<std::size_t>(static_cast<std::size_t>(c.block_k.value_or(default_block_k)), d.Tk);
+    d.Bk = std::min<std::size_t>(static_cast<std::size_t>(c.block_k.value_or(default_block_k)), d.keys());
 }
 
 MHA_SMALL std::string count_text(double n) {
@@ -201,10 +210,17 @@ MHA_SMALL void check_algorithm(const Config& c, const Dims& d) {
     // The backward pass is the naive pass's, step for step: a tiled or incremental run has no
     // scores or weights to go back through.
     if (c.d_output) throw MhaError("dOutput", "bad_value.backward_algorithm", {{"algorithm", algorithm_name(c.algorithm)}});
-    const double B = d.B, H = d.H, T = d.T, Tk = d.Tk, D = d.D;
+    const double B = d.B, H = d.H, T = d.T, Tk = static_cast<double>(d.keys()), D = d.D;
     if (c.algorithm == Algorithm::incremental) {
         if (d.cross) throw MhaError("algorithm", "bad_value.incremental_cross", {{"T", str(d.T)}, {"Tk", str(d.Tk)}});
         if (c.mask != MaskKind::causal) throw MhaError("algorithm", "bad_value.incremental_mask", {});
+        // A decoding step's cache holds the tokens so far; the learned key every query sees would
+        // sit after a cache that keeps growing.
+        if (d.appended)
+            throw MhaError(d.bias_kv ? "addBiasKv" : "addZeroAttn", "bad_value.incremental_bias_kv", {{"field", d.bias_kv ? "addBiasKv" : "addZeroAttn"}});
+        if (c.attn_mask || c.key_padding_mask)
+            throw MhaError(c.attn_mask ? "attnMask" : "keyPaddingMask", "bad_value.incremental_attn_mask",
+                           {{"field", c.attn_mask ? "attnMask" : "keyPaddingMask"}});
         if (B * H * T > max_tiles)
             throw MhaError(d.B > d.T ? "B" : "T", "bad_size.decode_rows",
                            {{"B", str(d.B)}, {"H", str(d.H)}, {"T", str(d.T)}, {"count", count_text(B * H * T)}, {"max", count_text(max_tiles)}});
@@ -212,7 +228,7 @@ MHA_SMALL void check_algorithm(const Config& c, const Dims& d) {
         const double tiles = B * H * static_cast<double>(d.Nq()) * static_cast<double>(d.Nk());
         if (tiles > max_tiles)
             throw MhaError(d.Bq <= d.Bk ? "blockQ" : "blockK", "bad_size.tiles",
-                           {{"Bq", str(c.block_q.value_or(default_block_q))}, {"Bk", str(c.block_k.value_or(default_block_k))}, {"Tq", str(d.T)}, {"Tk", str(d.Tk)}, {"heads", count_text(B * H)},
+                           {{"Bq", str(c.block_q.value_or(default_block_q))}, {"Bk", str(c.block_k.value_or(default_block_k))}, {"Tq", str(d.T)}, {"Tk", str(d.keys())}, {"heads", count_text(B * H)},
                             {"count", count_text(tiles)}, {"max", count_text(max_tiles)}});
     }
     const double flops = 4 * B * H * T * Tk * D;
@@ -232,7 +248,8 @@ constexpr TensorShape tensor_shapes[] = {
     {"x", "B·T·C", true},           {"kv", "B·Tk·C", true},          {"weights.Wq", "C·H·D", true},
     {"weights.Wk", "C·Hkv·D", true}, {"weights.Wv", "C·Hkv·D", true}, {"weights.Wo", "C·C", true},
     {"weights.bq", "H·D", false},    {"weights.bk", "Hkv·D", false},   {"weights.bv", "Hkv·D", false},
-    {"weights.bo", "C", false},      {"dOutput", "B·T·C", true}};
+    {"weights.bo", "C", false},      {"weights.bias_k", "Hkv·D", false}, {"weights.bias_v", "Hkv·D", false},
+    {"dOutput", "B·T·C", true}};
 
 std::uint64_t factor(char symbol, bool kv, const Dims& d) {
     switch (symbol) {
@@ -284,6 +301,16 @@ void check_weights(const Weights& w, const Dims& d, bool bias, Peaks& peaks) {
     for (const WeightField& f : weight_fields) {
         const std::vector<float>& values = w.*f.member;
         const std::string field = std::string("weights.") + f.name;
+        if (f.appended) {
+            if (!d.bias_kv) {
+                if (!values.empty()) throw MhaError(field, "bad_value.bias_kv_given", {{"field", field}});
+                continue;
+            }
+            if (values.empty()) throw MhaError(field, "missing.bias_kv", {{"field", field}});
+            check_tensor_length(field, values.size(), d);
+            check_values(field, values, peaks);
+            continue;
+        }
         if (f.is_bias && !bias) {
             if (!values.empty()) throw MhaError(field, "bad_value.bias_given", {{"field", field}});
             continue;
@@ -325,17 +352,26 @@ void check_magnitudes(const Config& c, const Dims& d, const Peaks& peaks) {
     const double bk = c.bias ? bound("weights.bk", w ? &w->bk : nullptr, seeded_w) : 0;
     const double bv = c.bias ? bound("weights.bv", w ? &w->bv : nullptr, seeded_w) : 0;
     const double bo = c.bias ? bound("weights.bo", w ? &w->bo : nullptr, seeded_w) : 0;
+    // The appended key and value are rows of K and V of their own.
+    const double bias_k = d.bias_kv ? bound("weights.bias_k", w ? &w->bias_k : nullptr, seeded_w) : 0;
+    const double bias_v = d.bias_kv ? bound("weights.bias_v", w ? &w->bias_v : nullptr, seeded_w) : 0;
 
     const double C = static_cast<double>(d.C), D = static_cast<double>(d.D);
-    const double q = C * X * Wq + bq, k = C * S * Wk + bk, v = C * S * Wv + bv;
-    const double scores = D * q * k, output = C * v * Wo + bo;
+    const double q = C * X * Wq + bq, k = std::max(C * S * Wk + bk, bias_k), v = std::max(C * S * Wv + bv, bias_v);
+    // A float mask's finite values are added to the scaled scores.
+    double added = 0;
+    for (const auto* m : {c.attn_mask ? &*c.attn_mask : nullptr, c.key_padding_mask ? &*c.key_padding_mask : nullptr})
+        if (m && m->form == MaskInput::Form::add)
+            for (const float v : m->values)
+                if (std::isfinite(v)) added = std::max(added, static_cast<double>(std::fabs(v)));
+    const double scores = D * q * k + 2 * added, output = C * v * Wo + bo;
     // The backward pass's sums, bounded the same way (backward.cpp): dO = dY·Woᵀ, dA = dO·Vᵀ,
     // dS ≤ 2·|dA| (weights ≤ 1), dQ = dS·K, dK = dSᵀ·Q and dV = Aᵀ·dO (summed over a group),
     // dX from all three, and each weight's gradient summed over every token.
     double gradients = 0;
     if (c.d_output) {
         const double G = bound("dOutput", &*c.d_output, 0);
-        const double T = static_cast<double>(d.T), Tk = static_cast<double>(d.Tk), B = static_cast<double>(d.B);
+        const double T = static_cast<double>(d.T), Tk = static_cast<double>(d.keys()), B = static_cast<double>(d.B);
         const double HD = static_cast<double>(d.H * d.D), KD = static_cast<double>(d.Hkv * d.D), group = static_cast<double>(d.group());
         const double d_concat = C * G * Wo, dS = 2 * D * d_concat * v;
         const double dq = Tk * dS * k, dk = group * T * dS * q, dv = group * T * d_concat;
@@ -399,21 +435,26 @@ std::uint64_t snapshot_bytes(const Dims& d) {
 
 MemoryNeed memory_need(const Dims& d, const Config& c, const RunOptions& options) {
     const double B = d.B, T = d.T, Tk = d.Tk, C = d.C, H = d.H, D = d.D, HD = H * D, KD = static_cast<double>(d.Hkv) * D;
+    const double keys = static_cast<double>(d.keys());  // with the appended key: what attention sees
     const double f = sizeof(float);
     const bool grouped = d.Hkv < d.H;
     const bool recording = options.only || c.snapshots != Snapshots::none;
     MemoryNeed m;
     m.inputs = f * (B * T * C + (d.cross ? B * Tk * C : 0));
-    m.weights = f * (C * HD + 2 * C * KD + C * C + (c.bias ? HD + 2 * KD + C : 0));
+    // The masks as given, and as values added to the scores (one copy each).
+    for (const auto* mask : {c.attn_mask ? &*c.attn_mask : nullptr, c.key_padding_mask ? &*c.key_padding_mask : nullptr})
+        if (mask) m.inputs += 2 * f * static_cast<double>(mask->values.size());
+    m.weights = f * (C * HD + 2 * C * KD + C * C + (c.bias ? HD + 2 * KD + C : 0) + (d.bias_kv ? 2 * KD : 0));
     switch (d.algorithm) {
         case Algorithm::naive:
         case Algorithm::tiled:
             m.working = f * (B * T * HD + 2 * B * Tk * KD  // q, k, v
                              + 3 * B * T * C               // concat, the output and its copy in the trace
+                             + (d.appended ? 2 * B * keys * KD : 0)  // K and V with the learned key appended
                              // made only for a snapshot: the context as its own tensor, GQA's shared heads
-                             + (recording ? B * H * T * D + (grouped ? 2 * B * H * Tk * D : 0) : 0));
+                             + (recording ? B * H * T * D + (grouped ? 2 * B * H * keys * D : 0) : 0));
             if (d.algorithm == Algorithm::naive) {
-                m.scores = f * T * Tk;  // one head's [Tq, Tk] matrix at a time
+                m.scores = f * T * keys;  // one head's [Tq, Tk] matrix at a time
             } else {
                 const double Bq = d.Bq, Bk = d.Bk;
                 m.scores = f * Bq * Bk;                // one [Bq, Bk] tile of scores, then of P
@@ -433,8 +474,9 @@ MemoryNeed memory_need(const Dims& d, const Config& c, const RunOptions& options
         // gradients before the group sum under GQA/MQA.
         m.inputs += f * B * T * C;
         m.working += f * (B * T * C + B * T * HD + 2 * B * Tk * KD) + m.weights
-                     + f * (2 * B * T * C + (d.cross ? 2 * B * Tk * C : 0)) + f * 3 * T * Tk + f * 2 * Tk * D
-                     + (recording && grouped ? f * 2 * B * H * Tk * D : 0);
+                     + f * (2 * B * T * C + (d.cross ? 2 * B * Tk * C : 0)) + f * 3 * T * keys + f * 2 * keys * D
+                     + (d.appended ? f * 2 * B * keys * KD : 0)  // dK and dV with the appended key's row
+                     + (recording && grouped ? f * 2 * B * H * keys * D : 0);
     }
     if (options.only) {
         const StepSpec* step = find_step(options.only->id);
@@ -449,7 +491,9 @@ MemoryNeed memory_need(const Dims& d, const Config& c, const RunOptions& options
 MHA_SMALL MemoryNeed memory_need_of(const Config& c, Algorithm algorithm) {
     Config sizes;  // the sizes and options alone: no tensor is copied
     sizes.B = c.B; sizes.T = c.T; sizes.Tk = c.Tk; sizes.C = c.C; sizes.H = c.H; sizes.Hkv = c.Hkv;
-    sizes.bias = c.bias; sizes.mask = c.mask; sizes.key_lengths = c.key_lengths;
+    sizes.bias = c.bias; sizes.mask = c.mask; sizes.key_lengths = c.key_lengths; sizes.add_bias_kv = c.add_bias_kv;
+    sizes.add_zero_attn = c.add_zero_attn;
+    if (c.weights && !c.weights->bias_k.empty() && !sizes.add_bias_kv) sizes.add_bias_kv = true;
     if (c.kv) sizes.kv.emplace();  // cross-attention, as the config is
     sizes.algorithm = algorithm;
     if (algorithm == Algorithm::tiled) {
@@ -481,6 +525,59 @@ void check_tensor_length(std::string_view name, std::uint64_t count, const Dims&
                     {"formula", formula}, {"expected", str(expected)}});
 }
 
+namespace {
+
+std::string shape_list(const std::vector<std::int64_t>& shape) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + str(shape[i]);
+    return text + "]";
+}
+
+// attnMask broadcasts to [B, H, Tq, Tk] as PyTorch broadcasts it: right-aligned, each extent 1 or
+// the full one, and a rank-3 mask's first axis B·H (nn.MultiheadAttention's per-head form) or
+// 1 or H (scaled_dot_product_attention's broadcast). keyPaddingMask is [B, Tk].
+MHA_SMALL void check_mask_shape(const char* field, const MaskInput& m, const Dims& d) {
+    const auto B = static_cast<std::int64_t>(d.B), H = static_cast<std::int64_t>(d.H), Tq = static_cast<std::int64_t>(d.T),
+               Tk = static_cast<std::int64_t>(d.Tk);
+    for (const std::int64_t extent : m.shape) check_size(field, extent);
+    const std::string full = shape_list({B, H, Tq, Tk});
+    if (std::string_view(field) == "keyPaddingMask") {
+        if (!m.shape.empty() && m.shape != std::vector<std::int64_t>{B, Tk})
+            throw MhaError(field, "bad_mask.padding_shape", {{"shape", shape_list(m.shape)}, {"expected", shape_list({B, Tk})}});
+        return;
+    }
+    const std::size_t rank = m.shape.size();
+    auto fits = [](std::int64_t extent, std::int64_t size) { return extent == 1 || extent == size; };
+    bool ok = rank >= 2 && rank <= 4 && fits(m.shape[rank - 1], Tk) && fits(m.shape[rank - 2], Tq);
+    if (ok && rank == 3) ok = m.shape[0] == 1 || m.shape[0] == H || m.shape[0] == B * H;
+    if (ok && rank == 4) ok = fits(m.shape[0], B) && fits(m.shape[1], H);
+    if (!ok)
+        throw MhaError(field, rank < 2 || rank > 4 ? "bad_mask.rank" : "bad_mask.shape",
+                       {{"shape", shape_list(m.shape)}, {"full", full}, {"BH", str(B * H)}});
+}
+
+// A mask's values, once they are in: as many as its shape holds; booleans 0 or 1; a float mask
+// may hold −∞ (a hidden key), not NaN or +∞.
+void check_mask_values(const char* field, const MaskInput& m, const Dims& d) {
+    std::uint64_t expected = 1;
+    if (m.shape.empty()) expected = static_cast<std::uint64_t>(d.B) * d.Tk;
+    for (const std::int64_t extent : m.shape) expected *= static_cast<std::uint64_t>(extent);
+    const std::string values = std::string(field) + "." + mask_form_name(m.form);
+    if (m.values.size() != expected)
+        throw MhaError(values, "bad_mask.length",
+                       {{"field", values}, {"count", str(m.values.size())}, {"shape", m.shape.empty() ? shape_list({static_cast<std::int64_t>(d.B), static_cast<std::int64_t>(d.Tk)}) : shape_list(m.shape)},
+                        {"expected", str(expected)}});
+    for (std::size_t i = 0; i < m.values.size(); ++i) {
+        const float v = m.values[i];
+        const bool bad = m.form == MaskInput::Form::add ? (std::isnan(v) || v == std::numeric_limits<float>::infinity()) : !(v == 0.0f || v == 1.0f);
+        if (bad)
+            throw MhaError(values, m.form == MaskInput::Form::add ? "bad_mask.add_value" : "bad_mask.bool_value",
+                           {{"field", values + "[" + str(i) + "]"}, {"value", std::isnan(v) ? "NaN" : std::isinf(v) ? "Infinity" : sci(v)}});
+    }
+}
+
+}  // namespace
+
 // Sizes, divisibility, padding lengths and block sizes: the checks that hold whatever the memory.
 MHA_SMALL Dims checked_sizes(const Config& c) {
     check_size("B", c.B);
@@ -504,6 +601,10 @@ MHA_SMALL Dims checked_sizes(const Config& c) {
     d.bias = c.bias;
     d.backward = c.d_output.has_value();
     d.algorithm = c.algorithm;
+    // add_bias_kv: said, or implied by given weights that hold the learned key.
+    d.bias_kv = c.add_bias_kv.value_or(c.weights && (!c.weights->bias_k.empty() || !c.weights->bias_v.empty()));
+    d.zero_attn = c.add_zero_attn;
+    d.appended = (d.bias_kv ? 1 : 0) + (d.zero_attn ? 1 : 0);
 
     if (c.key_lengths) {
         const auto& lengths = *c.key_lengths;
@@ -513,6 +614,8 @@ MHA_SMALL Dims checked_sizes(const Config& c) {
             if (lengths[b] < 0 || lengths[b] > static_cast<std::int64_t>(d.Tk))
                 throw MhaError("keyLengths", "bad_key_lengths.range", {{"b", str(b)}, {"value", str(lengths[b])}, {"Tk", str(d.Tk)}});
     }
+    if (c.attn_mask) check_mask_shape("attnMask", *c.attn_mask, d);
+    if (c.key_padding_mask) check_mask_shape("keyPaddingMask", *c.key_padding_mask, d);
     set_blocks(c, d);
     return d;
 }
@@ -520,6 +623,8 @@ MHA_SMALL Dims checked_sizes(const Config& c) {
 Dims validate_sizes(const Config& c, const RunOptions& options) {
     const Dims d = checked_sizes(c);
     check_algorithm(c, d);
+    if (d.appended && d.backward)
+        throw MhaError("dOutput", "bad_value.backward_bias_kv", {{"field", d.bias_kv ? "addBiasKv" : "addZeroAttn"}});
     if (options.only) check_request(*options.only, d);
     // Before any tensor is read or allocated: everything a run allocates, weights and working
     // tensors included, within the cap and within what this build can address.
@@ -543,13 +648,15 @@ Dims validate(const Config& c, const RunOptions& options) {
         check_tensor_length("dOutput", c.d_output->size(), d);
         check_values("dOutput", *c.d_output, peaks);
     }
+    if (c.attn_mask) check_mask_values("attnMask", *c.attn_mask, d);
+    if (c.key_padding_mask) check_mask_values("keyPaddingMask", *c.key_padding_mask, d);
     check_magnitudes(c, d, peaks);
     return d;
 }
 
 std::uint64_t parameter_count(const Dims& d, bool bias) {
     const std::uint64_t C = d.C, HD = d.H * d.D, KD = d.Hkv * d.D;
-    return C * HD + 2 * C * KD + C * C + (bias ? HD + 2 * KD + C : 0);
+    return C * HD + 2 * C * KD + C * C + (bias ? HD + 2 * KD + C : 0) + (d.bias_kv ? 2 * KD : 0);
 }
 
 std::uint64_t kv_cache_bytes_per_token(const Dims& d) { return 2ull * d.Hkv * d.D * sizeof(float); }

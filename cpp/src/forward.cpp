@@ -23,10 +23,23 @@ tensor3 project(const float* in, std::size_t B, std::size_t L, std::size_t C, co
     return out;
 }
 
+// Each batch row's K (or V) with the appended keys after its own, in PyTorch's order: add_bias_kv's
+// learned row (torch.cat([k, bias_k.repeat(1, bsz, 1)])), then add_zero_attn's row of zeros.
+// // [B, Tk, Hkv·D] → [B, Tk + appended, Hkv·D]
+std::vector<float> append_key(const tensor3& projected, const std::vector<float>& row, const Dims& d) {
+    const std::size_t KD = d.Hkv * d.D, keys = d.keys();
+    std::vector<float> out(d.B * keys * KD, 0.0f);  // the zero key stays 0
+    for (std::size_t b = 0; b < d.B; ++b) {
+        std::copy_n(projected.data() + b * d.Tk * KD, d.Tk * KD, out.data() + b * keys * KD);
+        if (d.bias_kv) std::copy(row.begin(), row.end(), out.data() + (b * keys + d.Tk) * KD);
+    }
+    return out;
+}
+
 // GQA/MQA: each K/V head copied for each of the H/Hkv query heads it serves. // [B, H, Tk, D]
 template <class Heads>
 tensor4 repeat_heads(const Heads& heads, const Dims& d) {
-    tensor4 shared = xt::empty<float>({d.B, d.H, d.Tk, d.D});
+    tensor4 shared = xt::empty<float>({d.B, d.H, d.keys(), d.D});
     for (std::size_t h = 0; h < d.H; ++h)
         xt::view(shared, xt::all(), h, xt::all(), xt::all()) = xt::view(heads, xt::all(), h / d.group(), xt::all(), xt::all());
     return shared;
@@ -38,6 +51,11 @@ Trace start_trace(const Config& config, const Dims& d, Weights&& weights) {
     trace.bias = config.bias;
     trace.mask = config.mask;
     if (config.key_lengths) trace.key_lengths = *config.key_lengths;
+    if (config.attn_mask) {
+        trace.attn_mask_form = static_cast<double>(config.attn_mask->form);
+        trace.attn_mask_shape = config.attn_mask->shape;
+    }
+    if (config.key_padding_mask) trace.key_padding_mask_form = static_cast<double>(config.key_padding_mask->form);
     trace.weights = std::move(weights);
     trace.parameter_count = parameter_count(d, config.bias);
     trace.kv_cache_bytes_per_token = kv_cache_bytes_per_token(d);
@@ -99,17 +117,32 @@ Trace forward_pass(const Config& config, const RunOptions& options, const Dims& 
     rec.record("k_heads", k_heads);
     rec.record("v_heads", v_heads);
 
+    // –. add_bias_kv: the learned key and value appended to every batch row, as key Tk, which every
+    // query sees (the mask never hides it). K and V are copied one key longer. // [B, Hkv, Tk+1, D]
+    const std::size_t keys = d.keys();
+    const std::vector<float> k_appended = d.appended ? append_key(k, w.bias_k, d) : std::vector<float>();
+    const std::vector<float> v_appended = d.appended ? append_key(v, w.bias_v, d) : std::vector<float>();
+    const float* const k_data = d.appended ? k_appended.data() : k.data();
+    const float* const v_data = d.appended ? v_appended.data() : v.data();
+    // The heads attention reads: k_heads and v_heads, or the appended ones.
+    auto k_seen = permuted(view_as<4>(const_cast<float*>(k_data), {B, keys, Hkv, D}), {0, 2, 1, 3});
+    auto v_seen = permuted(view_as<4>(const_cast<float*>(v_data), {B, keys, Hkv, D}), {0, 2, 1, 3});
+    if (d.appended) {
+        rec.record("k_appended", k_seen);
+        rec.record("v_appended", v_seen);
+    }
+
     // –. GQA/MQA: each K/V head serves H/Hkv query heads. The products read head h / (H/Hkv) in
     // place; the repeated copy is made only for its snapshot (and for Kᵀ's). // [B, H, Tk, D]
     const bool grouped = Hkv < H;
     if (grouped && (rec.records("k_shared") || rec.records("v_shared") || rec.records("k_t"))) {
-        const tensor4 k_shared = repeat_heads(k_heads, d);
+        const tensor4 k_shared = repeat_heads(k_seen, d);
         rec.record("k_shared", k_shared);
-        if (rec.records("v_shared")) rec.record("v_shared", repeat_heads(v_heads, d));
+        if (rec.records("v_shared")) rec.record("v_shared", repeat_heads(v_seen, d));
         // 11. Kᵀ per head: the last two axes swapped, a view again. // [B, H, D, Tk]
         rec.record("k_t", permuted(k_shared, {0, 1, 3, 2}));
     } else if (!grouped) {
-        rec.record("k_t", permuted(k_heads, {0, 1, 3, 2}));
+        rec.record("k_t", permuted(k_seen, {0, 1, 3, 2}));
     }
     if (rec.done()) return trace;
 
@@ -118,9 +151,9 @@ Trace forward_pass(const Config& config, const RunOptions& options, const Dims& 
     // same computed tile by tile with an online softmax (attention_tiled.cpp).
     tensor3 concat = xt::empty<float>({B, T, C});
     if (d.algorithm == Algorithm::tiled)
-        attend_tiled(d, mask, {q.data(), k.data(), v.data()}, concat.data(), rec, trace.warnings, trace.tiles);
+        attend_tiled(d, mask, {q.data(), k_data, v_data}, concat.data(), rec, trace.warnings, trace.tiles);
     else
-        attend(d, mask, {q.data(), k.data(), v.data()}, concat.data(), rec, trace.warnings);
+        attend(d, mask, {q.data(), k_data, v_data}, concat.data(), rec, trace.warnings);
     if (rec.done()) return trace;
 
     // 16. The context as its own tensor, heads first, for its snapshot (a tiled run recorded it as
@@ -165,6 +198,10 @@ Weights resolve_weights(const Config& config, const Dims& d) {
         w.bk = seeded_values(config.seed, Stream::bk, KD, bound);
         w.bv = seeded_values(config.seed, Stream::bv, KD, bound);
         w.bo = seeded_values(config.seed, Stream::bo, d.C, bound);
+    }
+    if (d.bias_kv) {
+        w.bias_k = seeded_values(config.seed, Stream::bias_k, KD, bound);
+        w.bias_v = seeded_values(config.seed, Stream::bias_v, KD, bound);
     }
     return w;
 }

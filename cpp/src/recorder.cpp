@@ -108,6 +108,7 @@ void Recorder::finish(Snapshot& s) {
     const StepSpec& spec = *find_step(s.id);  // every id the pass records is in the catalogue
     s.op = step_op(spec, dims_);
     s.grouped = dims_.Hkv < dims_.H;
+    s.appended = dims_.appended;
     s.flops = step_flops(spec, dims_);
     s.changes_values = changes_values(spec, dims_, masks_a_key_);
     if (only_ && only_->id == s.id) done_ = true;

@@ -92,6 +92,15 @@ void check_torch_lengths(std::uint64_t C, std::uint64_t in_proj_weight, std::uin
     }
 }
 
+void check_torch_bias_kv(std::uint64_t C, std::uint64_t bias_k, std::uint64_t bias_v) {
+    if ((bias_k == 0) != (bias_v == 0))
+        throw MhaError(bias_k == 0 ? "bias_k" : "bias_v", "missing.torch_bias_kv", {{"field", bias_k == 0 ? "bias_k" : "bias_v"}});
+    if (bias_k != 0) {
+        expect_length("bias_k", bias_k, C, "C");
+        expect_length("bias_v", bias_v, C, "C");
+    }
+}
+
 Weights weights_from_torch(std::size_t C, const std::vector<float>& in_proj_weight,
                            const std::vector<float>& in_proj_bias,
                            const std::vector<float>& out_proj_weight,

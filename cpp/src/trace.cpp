@@ -10,6 +10,7 @@ std::vector<std::string> Snapshot::axes() const {
     Dims dims{};
     dims.H = grouped ? 2 : 1;  // all axis_names asks of a run: whether Hkv < H
     dims.Hkv = 1;
+    dims.appended = appended;
     return axis_names(spec, dims);
 }
 

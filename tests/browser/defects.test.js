@@ -76,7 +76,7 @@ test('with no mask the mask step says nothing changes; with a mask it says the c
   const { page, context, problems } = await openPage(env.browser, env.url, { query: '?lang=en&step=masked' });
   const caption = () => page.locator('mha-walkthrough figure.picture figcaption').textContent();
   assert.ok(await page.locator('mha-walkthrough [data-answer="values"]').textContent().then((text) => text.startsWith('no')));
-  assert.equal(await caption(), EN['kind.same']);
+  assert.equal(await caption(), EN['kind.sameMask']);
   await page.locator('mha-playground select[name="mask"]').selectOption('causal');
   await page.locator('mha-walkthrough [data-answer="values"]', { hasText: /^yes/ }).waitFor();
   assert.equal(await caption(), EN['kind.recolor']);
@@ -142,8 +142,12 @@ test('"Skip to the walkthrough" goes to the walkthrough, not to the controls', o
   await context.close();
 });
 
-test('the first heatmap is reached in few Tab presses: the steps and the chain are one tab stop each, arrows inside', opts, async () => {
+test('the first heatmap is reached in few Tab presses after the contents: the steps and the chain are one tab stop each, arrows inside', opts, async () => {
   const { page, context, problems } = await openPage(env.browser, env.url, { query: '?lang=en' });
+  // Counted from the end of the table of contents (one stop per chapter, before the page).
+  const contents = await page.locator('nav.toc a').count();
+  assert.ok(contents <= 14, `${contents} links in the contents`);
+  await page.locator('nav.toc a').last().focus();
   let presses = 0;
   let path;
   do {

@@ -44,9 +44,9 @@ test('colour scales: relative to uniform by default, per head, fixed 0–1; the 
   };
   let scales = await expectColors('uniform');
   const uniformLegend = legendNumbers(scales[0], weights, t);
-  assert.deepEqual(await legendText(page), [...uniformLegend.numbers, ''], 'the smallest weight, 1/Tk, the largest');
+  assert.deepEqual(await legendText(page), [...uniformLegend.numbers, ''], 'weight 0, 1/Tk, twice uniform: the scale\'s least range');
   assert.equal(uniformLegend.numbers[1], '1/4 = 0.250');
-  // Seeded near-uniform weights span the whole ramp relative to uniform, a sliver of it on 0–1.
+  // Seeded near-uniform weights stay pale relative to uniform, yet still distinct shades.
   const distinct = async () => new Set((await heatmapCells(page, HEATMAP, { b: 0, h: 0, rows: 4, cols: 4 })).cells.map((cell) => cell.color)).size;
   assert.ok(await distinct() >= 12);
   await page.screenshot({ path: `${ARTIFACTS}heatmaps-scale-uniform-en.png` });

@@ -236,7 +236,10 @@ test('a new seed changes the numbers in place: same elements, the new run\'s val
   assert.equal(await page.locator('mha-walkthrough details.layout').getAttribute('open'), '', 'the open memory-layout table stays open');
   assert.equal(await page.locator('mha-playground li[data-question="D"] input').inputValue(), '4', 'the same questions keep the reader\'s answer');
   // Other shapes: new questions (the answer goes), new lessons.
+  // The panels below the heatmaps are drawn one per task after the frame: wait for the last.
+  const drawn = page.evaluate(() => new Promise((resolve) => document.querySelector('mha-playground').addEventListener('mha-panels', resolve, { once: true })));
   await page.locator('mha-playground input[name="C"]').fill('16');
+  await drawn;
   await page.locator('mha-playground [data-card="params"] tr[data-h="16"]').waitFor({ state: 'attached' }); // maybe off screen, so not rendered
   assert.equal(await page.locator('mha-playground li[data-question="D"] input').inputValue(), '');
   // Stepping on (animated) and back (patched), the memory layout the reader opened stays open.

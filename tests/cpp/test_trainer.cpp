@@ -308,6 +308,59 @@ TEST_CASE("bad options and checkpoints are refused naming the option") {
     CHECK(error_field([&] { load(bytes.data(), bytes.size()); }) == "checkpoint checkpoint.version");
 }
 
+TEST_CASE("training that diverges stops at the step it happens, the trainer left at its last finite state") {
+    TrainerOptions o;
+    o.task = "sort"; o.layernorm = false; o.lr = 1; o.clip = 0; o.layers = 4; o.mlp = true;
+    TrainerState s = create_trainer(resolve_options(o));
+    std::string key;
+    try {
+        train(s, 50);
+    } catch (const mha::MhaError& e) {
+        key = e.field() + " " + e.key();
+    }
+    REQUIRE(key == "lr training.diverged");
+    CHECK(s.step < 50);
+    for (const float p : s.params) REQUIRE(std::isfinite(p));
+    // Its checkpoint loads (nothing in it is damaged), and the same batches follow from there.
+    const std::vector<std::uint8_t> bytes = save(s);
+    const TrainerState opened = load(bytes.data(), bytes.size());
+    CHECK(opened.step == s.step);
+    CHECK(opened.rng == s.rng);
+}
+
+TEST_CASE("options are checked as the float32 they become") {
+    for (const double lr : {1e-300, 1e-46, 1e-40}) {
+        TrainerOptions o;
+        o.lr = lr;
+        CHECK(error_field([&] { resolve_options(o); }) == "lr bad_option.float32");
+    }
+    TrainerOptions decay;
+    decay.weight_decay = 1e-45;
+    CHECK(error_field([&] { resolve_options(decay); }) == "weightDecay bad_option.float32");
+    TrainingOptions tiny;
+    tiny.lr = 1e-46;
+    CHECK(error_field([&] { reconfigure(create_trainer(resolve_options({})), tiny); }) == "lr bad_option.float32");
+    TrainerOptions fine;
+    fine.lr = 1e-30;
+    CHECK(resolve_options(fine).lr > 0);
+    // A value just past a bound is written with the digits that make it past it.
+    TrainerOptions past;
+    past.dropout = 0.9000001;
+    try {
+        resolve_options(past);
+        FAIL("accepted");
+    } catch (const mha::MhaError& e) {
+        CHECK(e.params().at(1).second == "0.9000001");
+    }
+}
+
+TEST_CASE("the step counter is never wrapped around") {
+    TrainerState s = create_trainer(resolve_options({}));
+    s.step = 4294967294u;
+    CHECK(error_field([&] { train(s, 2); }) == "steps training.step_limit");
+    CHECK(s.step == 4294967294u);
+}
+
 TEST_CASE("a trained block runs through the walkthrough, forward and backward") {
     TrainerOptions o;
     o.task = "previous";

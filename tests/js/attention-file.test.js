@@ -56,6 +56,9 @@ test('bad shapes, lengths and values are refused, naming where, in English and C
     [() => readAttention([[[0.5, 0.5], [1]]]), 'ragged'],
     [() => readAttention([[0.5, 0.5]]), 'rank'],
     [() => readAttention({ shape: [4096, 4096, 4096], data: [] }), 'tooBig'],
+    [() => readAttention({ shape: [1, 1, 4096, 4096], data: [] }), 'tooBig'],
+    [() => readAttention({ shape: [1, 1, 2048, 2048], data: new Float32Array(2048 * 2048) }), 'panelTooBig'],
+    [() => readAttention({ shape: [1, 1, 150000, 2], data: new Float32Array(300000) }), 'panelTooBig'],
   ];
   for (const [call, code] of cases) {
     assert.throws(call, (error) => {
@@ -79,4 +82,18 @@ test('the file text is checked as safe JSON before it is read', () => {
   assert.throws(() => parseAttention('<script>alert(1)</script>'), (error) => error.code === 'notJson');
   assert.throws(() => parseAttention('[[[[[[[[1]]]]]]]]'), (error) => error.code === 'tooDeep');
   assert.equal(Object.prototype.x, undefined);
+});
+
+test('a file of 65,536 tiny heads or of a long axis is read in well under a second, arrays not walked for keys', () => {
+  const many = JSON.stringify({ shape: [65536, 1, 2, 2], data: new Array(65536 * 4).fill(0.5) });
+  let start = performance.now();
+  assert.deepEqual(parseAttention(many).shape, [65536, 1, 2, 2]);
+  const manyMs = performance.now() - start;
+  const long = JSON.stringify({ shape: [1, 1, 2048, 64], data: new Array(2048 * 64).fill(0.25) });
+  start = performance.now();
+  assert.deepEqual(parseAttention(long).shape, [1, 1, 2048, 64]);
+  assert.ok(manyMs < 1000 && performance.now() - start < 1000, `${manyMs} ms`);
+  // An object inside the data is refused as what it is, not let through unwalked.
+  assert.throws(() => parseAttention('{"shape": [1, 1, 2], "data": [0.5, {"__proto__": {"x": 1}}]}'), (error) => error.code === 'notNumber');
+  assert.throws(() => parseAttention('{"shape": [1, 1, 2], "data": [0.5, 0.5], "__proto__": {"x": 1}}'), (error) => error.code === 'forbiddenKey');
 });

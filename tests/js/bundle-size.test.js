@@ -15,10 +15,14 @@ import { gzipSync } from 'node:zlib';
 // into the JS module the page reads before the engine loads (the catalogue.js module, ~5 KB) and a
 // run began to cross as numbers (the config tape's reader, ~3 KB of .wasm); web/docs/performance.md
 // ("Payload") says what brings the payload back down. Raised by decision from 236,000 when every
-// attribute got a same-named property from one attribute table (what React 19 and Vue set), the
-// load errors began to name the trainer's own file and a dev server's fix, and env.assetPath came
-// (~1.8 KB); per-element entries (mha-lens/heatmap, …) are how a page carries less.
-const BUDGET_BYTES = 238_000;
+// tensor began to be read by its real length and kind, each Array element checked in JS before the
+// copy into wasm memory (the readers: ~1 KB of glue and .wasm), and the refusals that stop a page
+// from freezing or a trainer from bricking joined the table in both languages (~1.5 KB); and when
+// the docs page became a course (its contents, the K/V paths, the mask's broadcast, W_O's mixing
+// computed, the notes and legends that keep pictures honest, all in two languages: ~7.4 KB of
+// bundle) and the language model's messages reached the engine (~2.7 KB of .wasm); measured
+// together after the merge: 255,211 B.
+const BUDGET_BYTES = 256_000;
 
 test('mha-lens.js + mha_engine.wasm stay under the gzipped budget', () => {
   const dist = new URL('../../web/dist/', import.meta.url);
@@ -38,7 +42,11 @@ test('mha-lens.js + mha_engine.wasm stay under the gzipped budget', () => {
 // these; this keeps them from drifting up unnoticed.
 // Raised by decision from 275,000 with the widgets' budget and the trainer session (its Embind
 // class: ~3 KB more glue) and a worker that now reads runs into Steps (the catalogue, ~8 KB).
-const TRAINER_PAGE_BUDGET_BYTES = 300_000; // the 200 KB target holds here too: not met
+// Raised by decision from 300,000 with the widgets' budget (the same readers and refusals, and the
+// trainer's own checks before each copy: ~5 KB across its .wasm, glue and worker) and the language
+// model's core in the trainer's .wasm (its decoder, text batches, head jobs and float16 checkpoints:
+// ~19 KB) and its JS API in the worker; measured together after the merge: 350,966 B.
+const TRAINER_PAGE_BUDGET_BYTES = 352_000; // the 200 KB target holds here too: not met
 
 test('a page that trains: bundle, trainer glue and .wasm, worker; the checkpoints as files of their own', () => {
   const dist = new URL('../../web/dist/', import.meta.url);
@@ -48,10 +56,10 @@ test('a page that trains: bundle, trainer glue and .wasm, worker; the checkpoint
   assert.ok(total <= TRAINER_PAGE_BUDGET_BYTES, `${files.map((name) => `${name} ${gz(name)} B`).join(' + ')} = ${total} B gzipped exceed ${TRAINER_PAGE_BUDGET_BYTES} B`);
   // The checkpoints are fetched, never bundled: the bundle holds their record only.
   const bundle = readFileSync(new URL('mha-lens.js', dist), 'utf8');
-  assert.ok(!bundle.includes('MHAT') && bundle.length < 400_000, 'no checkpoint inside the bundle (the smallest is 70 KB)');
+  assert.ok(!bundle.includes('MHAT') && bundle.length < 460_000, 'no checkpoint inside the bundle (the smallest is 70 KB)');
   for (const task of ['reverse', 'sort', 'previous', 'induction']) assert.ok(readFileSync(new URL(`checkpoints/${task}.mhat`, dist)).length > 0, task);
-  // The worker does not carry the plain engine's glue (scripts/bundle_worker.js).
-  // 21,500: raised from 21,000 with the engine's asset rule (env.assetPath, the trainer's own
-  // messages), which the worker's engine carries too.
-  assert.ok(gz('mha-trainer-worker.js') < 21_500, `worker ${gz('mha-trainer-worker.js')} B`);
+  // The worker does not carry the plain engine's glue (scripts/bundle_worker.js). Raised by decision
+  // from 21,000 when the engine's API gained the language model (~4 KB gzipped), which a worker that
+  // trains one needs.
+  assert.ok(gz('mha-trainer-worker.js') < 26_000, `worker ${gz('mha-trainer-worker.js')} B`);
 });

@@ -64,38 +64,49 @@ test('every axis has one stable colour, T and Tq share one, merged axes show bot
   assert.deepEqual(axisColors('H·D'), [axisColors('H')[0], axisColors('D')[0]]);
 });
 
-import { heatmapScaleKinds, heatmapScales, rampColors, uniformReferences } from '../../web/src/logic/heatmap/colors.js';
+import { MIN_UNIFORM_EXTENT, heatmapScaleKinds, heatmapScales, rampColors, uniformReferences } from '../../web/src/logic/heatmap/colors.js';
 import { heatmapPanels } from '../../web/src/logic/heatmap/layout.js';
 import { getTestEngine } from './engine-helper.js';
 
 const distinct = (scale, values, cols) => new Set(values.map((v, i) => scale.color(v, Math.floor(i / cols)))).size;
 
-test('heatmap scales: relative to uniform by default for weights, and it shows the structure a 0–1 scale hides', async () => {
+test('heatmap scales: relative to uniform by default for weights; near-uniform weights stay pale, strong ones reach the ends', async () => {
   const engine = await getTestEngine();
   const run = engine.run({ B: 1, T: 6, C: 16, H: 2, seed: 3 });
   const weights = run.step('weights');
   assert.deepEqual(heatmapScaleKinds(weights), ['uniform', 'head', 'fixed']);
   assert.deepEqual(heatmapScaleKinds(run.step('scaled')), ['shared', 'head']);
   const panels = heatmapPanels(weights, 2);
-  const cells = (p) => Array.from(weights.data.subarray(panels[p].offset, panels[p].offset + 36));
-  const [fixed] = heatmapScales(weights, panels, 'fixed');
   const [uniform] = heatmapScales(weights, panels, 'uniform');
-  // Seeded weights are near 1/6: on 0–1 they are a handful of nearly equal colours.
-  const spread = Math.max(...cells(0)) - Math.min(...cells(0));
-  assert.ok(spread < 0.25, `seeded weights are near uniform (spread ${spread})`);
-  const lum = (scale) => cells(0).map((v) => luminance(scale.color(v, 0)));
-  const range = (values) => Math.max(...values) - Math.min(...values);
-  assert.ok(range(lum(uniform)) > 2 * range(lum(fixed)), 'relative to uniform spans far more of its ramp');
-  // 1/Tk is neutral; the largest deviation (over both heads) reaches an end of the ramp, and the
-  // legend's ends are the smallest and the largest weight, on the part of the ramp they reach.
-  assert.equal(uniform.mid, 1 / 6);
-  assert.equal(uniform.color(1 / 6, 0), diverging(0));
   const min = Math.min(...weights.data);
   const max = Math.max(...weights.data);
-  assert.ok(Math.abs(uniform.min - min) < 1e-7 && Math.abs(uniform.max - max) < 1e-7, 'the legend\'s ends are real weights');
-  assert.ok(Math.abs(uniform.extent - Math.max(max * 6 - 1, 1 - min * 6)) < 1e-6, 'the largest |w·n − 1|');
-  assert.deepEqual([uniform.color(uniform.mid + uniform.extent, 0), uniform.color(uniform.mid - uniform.extent, 0)], [diverging(1), diverging(-1)]);
-  assert.ok(uniform.from >= 0 && uniform.to <= 1 && (uniform.from === 0 || uniform.to === 1));
+  // Seeded weights stray less than ±1 from 1/6 (as w·6 − 1): the scale keeps its least range,
+  // 0 to twice uniform, so no seeded cell comes near either end of the ramp.
+  const reach = Math.max(max * 6 - 1, 1 - min * 6);
+  assert.ok(reach < 1, `seeded weights are near uniform (|w·n − 1| up to ${reach})`);
+  assert.equal(MIN_UNIFORM_EXTENT, 1);
+  assert.equal(uniform.extent, 1, 'the floor, not the weights, sets the range');
+  assert.equal(uniform.floored, true);
+  assert.equal(uniform.mid, 1 / 6);
+  assert.equal(uniform.color(1 / 6, 0), diverging(0));
+  assert.deepEqual([uniform.color(0, 0), uniform.color(2 / 6, 0)], [diverging(-1), diverging(1)], 'the ramp\'s ends are weight 0 and twice uniform');
+  assert.deepEqual([uniform.min, uniform.max], [0, 2 / 6]);
+  assert.ok(Math.abs(uniform.reachedMin - min) < 1e-7 && Math.abs(uniform.reachedMax - max) < 1e-7, 'the weights\' own range is kept for the legend');
+  // Each cell sits (w·n − 1)/2 of the ramp from neutral, never stretched: at most reach/2 here.
+  const u = (v) => Math.abs((v * 6 - 1) * 0.5 / uniform.extent);
+  assert.ok(Math.max(...Array.from(weights.data, u)) < 0.5 * reach + 1e-6);
+  // A head that puts 0.9 of a row on one key of 6 (w·n − 1 = 4.4) sets the range itself.
+  const strong = Float32Array.from(weights.data);
+  strong.set([0.9, 0.02, 0.02, 0.02, 0.02, 0.02], 0);
+  const [sharp] = heatmapScales({ ...weights, data: strong }, panels, 'uniform');
+  assert.ok(Math.abs(sharp.extent - (0.9 * 6 - 1)) < 1e-5);
+  assert.equal(sharp.floored, false);
+  assert.equal(sharp.color(0.9, 0), diverging(1));
+  // minExtent: two heatmaps given the same one draw the same weight in the same colour.
+  const [shared] = heatmapScales(weights, panels, 'uniform', null, { minExtent: sharp.extent });
+  assert.equal(shared.extent, sharp.extent);
+  assert.equal(shared.color(weights.data[7], 1), sharp.color(weights.data[7], 1));
+  assert.ok(uniform.from >= 0 && uniform.to === 1);
 });
 
 test('per head: each panel from its own min to its max; masked cells are left out of every range', async () => {

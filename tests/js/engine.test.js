@@ -204,7 +204,7 @@ describe('errors', () => {
     [{ ...base, x: new Float32Array(10) }, 'x', 'x has 10 values but needs B·T·C = 2·4·8 = 64.'],
     [{ ...base, x: [...new Array(63).fill(0), NaN] }, 'x', 'x[63] is NaN: explicit tensors must hold finite numbers.'],
     [{ ...base, x: 'abc' }, 'x', 'x must be a Float32Array or an array of numbers, not the string "abc".'],
-    [{ ...base, x: new BigInt64Array(64) }, 'x', /^x must be a Float32Array or an array of numbers, not an object/],
+    [{ ...base, x: new BigInt64Array(64) }, 'x', /^x must be a Float32Array or an array of numbers, not a BigInt64Array/],
     [{ ...base, x: [...new Array(63).fill(0), '1'] }, 'x[63]', 'x[63] must be a number, not the string "1".'],
     [{ ...base, weights: { Wq: new Float32Array(64) } }, 'weights.Wk', /^weights.Wk is missing/],
     [{ ...base, mask: 'future' }, 'mask', /^mask must be "none" or "causal"/],

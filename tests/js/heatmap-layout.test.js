@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canvasCellPixels, heatmapGeometry, heatmapPanels, hitCell, keyLabels, maskedPath, moveCell, shortLabel } from '../../web/src/logic/heatmap/layout.js';
+import { canvasCellPixels, heatmapGeometry, heatmapPanels, hitCell, keyLabels, maskedPath, MAX_PANELS, moveCell, panelPlan, panelsDrawn, shortLabel } from '../../web/src/logic/heatmap/layout.js';
 import { CONFIGS, getTestEngine } from './engine-helper.js';
 
 test('one panel per (batch, head), each pointing at its own block of the weights', async () => {
@@ -149,4 +149,28 @@ test('the grid fills the width: more panels side by side on a wide screen, cells
   // A label too long for the screen is cut to what fits.
   const long = panelGrid({ width: 320, count: 1, rows: 2, cols: 2, rowLabels: ['Donaudampfschifffahrt', 'x'], colLabels: ['a', 'b'] });
   assert.ok(long.geometry.left < 320 * 0.45, `${long.geometry.left}px of row labels`);
+});
+
+test('at most MAX_PANELS panels are drawn, chosen without listing all B·H of them', () => {
+  const tiny = panelPlan([65536, 1, 2, 2], 1, { batch: 70000, head: 0 });
+  assert.equal(tiny.total, 65536);
+  assert.deepEqual(tiny.panels.map(({ b, h, offset }) => [b, h, offset]), [[65535, 0, 65535 * 4]]);
+  const heads = panelPlan([3, 100, 2, 2], 100, { batch: 1, head: 7 });
+  assert.deepEqual(heads.panels.map(({ b, h }) => [b, h]), [[1, 7]]);
+  const row = panelPlan([100, 8, 2, 2], 8, { batch: 2 });
+  assert.deepEqual(row.panels.map(({ b, h }) => [b, h]), Array.from({ length: 8 }, (_, h) => [2, h]));
+  const all = panelPlan([2, 4, 4, 4], 2, {});
+  assert.deepEqual(all.panels, heatmapPanels({ shape: [2, 4, 4, 4] }, 2));
+  // The listing form agrees with it.
+  const listed = heatmapPanels({ shape: [100, 8, 2, 2] }, 8);
+  assert.deepEqual(panelsDrawn(listed, { batch: 2, head: 0, cells: 4 }), row.panels);
+  assert.ok(MAX_PANELS * 4 < 2 ** 18);
+});
+
+test('an axis of 200,000 labels is measured without overflowing the call stack', () => {
+  const labels = Array.from({ length: 200000 }, (_, i) => `t${i}`);
+  const geometry = heatmapGeometry({ rows: 200000, cols: 2, rowLabels: labels, colLabels: ['a', 'b'], cell: 1 });
+  assert.ok(geometry.left > 0);
+  const grid = panelGrid({ width: 800, count: 1, rows: 200000, cols: 2, rowLabels: labels, colLabels: ['a', 'b'] });
+  assert.ok(grid.cell >= 1);
 });

@@ -12,6 +12,7 @@ import { createEngine, MhaError } from '../../web/src/engine/engine.js';
 import { DIGEST_STEP, RECIPES } from '../../scripts/lm/make_checkpoints.js';
 import MANIFEST from '../../web/checkpoints/language-models.json' with { type: 'json' };
 import { fnv1a } from '../../scripts/make_checkpoints.js';
+import { englishShare } from '../../scripts/lm/measure.js';
 
 let engine;
 const models = {};
@@ -48,6 +49,13 @@ test('the English model reaches its targets on held-out text', () => {
   const best = (job) => Math.max(...heads.map((h) => h.jobs[job]));
   assert.ok(best('previousChar') >= 0.9, `previous-character head ${best('previousChar')}`);
   assert.ok(best('induction') >= 0.5, `induction head ${best('induction')}`);
+  // At temperature 0.8 at least half the generated words are words of the training text.
+  const vocab = lm.vocab;
+  const train = readFileSync(new URL('../../web/corpora/moby-dick/train.u8', import.meta.url));
+  const words = new Set((Array.from(train, (id) => vocab[id]).join('').match(/[A-Za-z]+(?:['’][A-Za-z]+)*/g) ?? []).map((w) => w.toLowerCase()));
+  const sample = lm.generate('It was the whale that ', { length: 400, temperature: 0.8, seed: 5 });
+  const { share, words: count } = englishShare(sample, words);
+  assert.ok(count >= 40 && share >= 0.5, `${(100 * share).toFixed(0)} % of ${count} words: ${sample}`);
   // The untrained model beside it: the same figures at step 0.
   const untrained = engine.languageModel({ corpus: 'moby-dick', trained: false, ...RECIPES['moby-dick'].options });
   assert.ok(untrained.evaluate({ windows: 32 }).bits > 5);

@@ -140,3 +140,35 @@ test('50,000 clients that reset mid-transfer, with 256 file descriptors: the ser
     child.kill();
   }
 });
+
+test('a symlink out of the root is not followed, an unknown method gets 405, and Range is declined openly', async () => {
+  const { mkdtemp, mkdir, symlink, writeFile, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const base = await mkdtemp(join(tmpdir(), 'mha-serve-'));
+  const root = join(base, 'root');
+  await mkdir(root);
+  await writeFile(join(base, 'secret.txt'), 'secret');
+  await writeFile(join(root, 'inside.txt'), 'inside');
+  await symlink(join(base, 'secret.txt'), join(root, 'out.txt'));
+  await symlink(join(root, 'inside.txt'), join(root, 'in.txt'));
+  const { server: own } = await startServer({ port: 0, root });
+  const ownPort = own.address().port;
+  try {
+    const out = await get('/out.txt', { port: ownPort });
+    assert.equal(out.status, 404);
+    assert.doesNotMatch(out.body, /secret/);
+    assert.equal((await get('/in.txt', { port: ownPort })).body, 'inside');
+    const raw = await new Promise((resolve) => {
+      const socket = net.connect(ownPort, '127.0.0.1', () => socket.write('BREW /inside.txt HTTP/1.1\r\nHost: x\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => { text += chunk; });
+      socket.on('close', () => resolve(text));
+    });
+    assert.match(raw, /^HTTP\/1\.1 405 /);
+    assert.equal((await get('/inside.txt', { port: ownPort })).headers['accept-ranges'], 'none');
+  } finally {
+    own.close();
+    await rm(base, { recursive: true, force: true });
+  }
+});

@@ -189,6 +189,9 @@ describe('options and the URL', () => {
     const back = decodeTrainingState(`?seed=9&${params}`);
     assert.deepEqual(back, { ...state, rejected: [], block: { layer: 0, backward: true } });
     assert.deepEqual(decodeTrainingState('?tr-block=x').block, { layer: null, backward: false });
+    // A layer past the trainer's is its last one: a link cannot ask for a picker of N options.
+    for (const N of ['100000', '1e7', '9007199254740993']) assert.deepEqual(decodeTrainingState(`?tr-block=${N}`).block, { layer: defaultOptions().layers - 1, backward: false });
+    assert.equal(decodeTrainingState('?tr-layers=2&tr-block=5').block.layer, 1);
     assert.equal(mergeParams(new URLSearchParams('seed=9'), params).get('seed'), '9');
   });
 });

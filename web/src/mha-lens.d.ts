@@ -60,6 +60,16 @@ export class MhaHeatmapElement extends MhaRunElement {
   readonly scaleShown: 'uniform' | 'head' | 'fixed' | 'shared' | null;
   /** Precomputed attention to draw instead of a run. */
   attention: unknown;
+  /**
+   * The least range of the colour scale relative to uniform, as the largest |w·n − 1| it spans
+   * (never below 1: weight 0 to twice uniform). Heatmaps given the same one share a scale.
+   */
+  minExtent: number;
+  /**
+   * What the note over the weights says the run's X and weights are; null: seeded X, and seeded
+   * weights while `seeded` is true.
+   */
+  origin: { x: 'seeded' | 'model'; weights: 'seeded' | 'pasted' | 'trained'; layer?: number; step?: number } | null;
   /** The selected heatmap as a standalone SVG document. */
   exportSvg(): string;
   /** The selected heatmap as a PNG. */
@@ -92,6 +102,14 @@ export class MhaPlaygroundElement extends HTMLElement {
   readonly run: Run | null;
   /** The token labels of that run. */
   readonly labels: string[];
+  /** Its titled sections in page order ('controls', 'shapes', 'walkthrough', 'heatmaps', …). */
+  readonly chapters: { id: string; title: string; section: HTMLElement }[];
+  /** Scrolls to a chapter and focuses its heading; false when there is no such chapter. */
+  goTo(id: string): boolean;
+  /** Shows a step in the walkthrough and goes there; false when the run has no such step. */
+  goToStep(id: StepId): boolean;
+  /** Moves to the walkthrough and focuses its current step. */
+  focusWalkthrough(): void;
 }
 
 /** <mha-trainer>'s options: each within the ranges its controls offer. */

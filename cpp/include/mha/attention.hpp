@@ -17,7 +17,8 @@ namespace mha {
 /// @brief The mask a validated config asks for: causal, padding (keyLengths), both or none.
 KeyMask key_mask(const Config& config, const Dims& dims);
 
-/// The projections the heads read: q [B, T, H·D], k and v [B, Tk, Hkv·D], row-major.
+/// The projections the heads read: q [B, T, H·D], k and v [B, keys, Hkv·D], row-major (keys:
+/// the source's Tk, and the appended key after them under add_bias_kv).
 struct Projections {
     const float* q;
     const float* k;

@@ -16,11 +16,20 @@ namespace mha {
 
 /// Which keys each query of a batch row may look at: a causal mask hides the keys after the query
 /// (aligned top-left when Tq ≠ Tk, as PyTorch's triu(ones(Tq, Tk), 1)), a padding mask the keys
-/// from keyLengths[b] on.
+/// from keyLengths[b] on. Keys appended after the source's (add_bias_kv's learned key) are seen
+/// by every query, as PyTorch pads its masks with a column of zeros for them.
 struct KeyMask {
     bool causal = false;
     std::vector<std::int64_t> key_lengths;  ///< empty: no padding mask
-    std::size_t Tk = 0;
+    std::size_t Tk = 0;        ///< the source's keys, which the mask may hide
+    std::size_t appended = 0;  ///< keys after them, never hidden
+    /// attnMask and keyPaddingMask as values added to the scaled scores (−∞ where a boolean mask
+    /// hides a key), read through strides so that a broadcast mask is never expanded:
+    /// element (b, h, i, j) of `added` is added[b·stride_b + h·stride_h + i·stride_q + j·stride_k].
+    std::vector<float> added;
+    std::ptrdiff_t stride_b = 0, stride_h = 0, stride_q = 0, stride_k = 0;
+    std::vector<float> padding;  ///< keyPaddingMask as values added, [B, Tk] (empty: none)
+    bool general() const { return !added.empty() || !padding.empty(); }
 
     /// The first key that query i of batch row b may not look at (Tk when it sees them all).
     std::size_t first_masked(std::size_t b, std::size_t i) const;
@@ -33,8 +42,17 @@ struct HeadMask {
     const KeyMask& mask;
     std::size_t batch = 0;
     std::size_t first_query = 0;
-    /// Keys [0, visible(r)) are the ones query r may look at.
+    std::size_t head = 0;
+    /// Of the source's keys, none from visible(r) on may be looked at by query r (causal and
+    /// keyLengths; attnMask and keyPaddingMask may hide more before it).
     std::size_t visible(std::size_t r) const { return mask.first_masked(batch, first_query + r); }
+    /// One past the last key query r may look at (an appended key, when there is one).
+    std::size_t reach(std::size_t r) const {
+        return mask.appended || mask.general() ? mask.Tk + mask.appended : visible(r);
+    }
+    /// The keys before this are seen by query r with nothing added (0 under attnMask and
+    /// keyPaddingMask, which may touch any key).
+    std::size_t clear(std::size_t r) const { return mask.general() ? 0 : visible(r); }
 };
 
 /// One head's operands: q [Tq, D], k and v [Tk, D], each row `ld_*` floats after the last (a
@@ -62,7 +80,8 @@ struct HeadSteps {
 void score_block(const HeadInput& in, std::size_t r0, std::size_t rows, std::size_t c0, std::size_t cols, float* S,
                  std::ptrdiff_t ld_s);
 
-/// @brief −∞ where query r0 + r may not look at key c0 + c, for the block S [rows, cols].
+/// @brief −∞ where query r0 + r may not look at key c0 + c, for the block S [rows, cols]
+///        (appended keys are never hidden).
 void mask_block(const HeadMask& mask, std::size_t r0, std::size_t rows, std::size_t c0, std::size_t cols, float* S,
                 std::ptrdiff_t ld_s);
 

@@ -27,6 +27,7 @@ enum class When {
     cross,    ///< cross-attention only (K and V from a source sequence of their own)
     grouped,  ///< GQA/MQA only (Hkv < H)
     bias,     ///< with biases only (the gradients of bq, bk, bv, bo)
+    appended, ///< with a learned key and value appended (add_bias_kv) only
 };
 
 /// How a lazy run's request may slice a step: whole only, one {batch, head} ([1, 1, …]: the
@@ -53,6 +54,9 @@ struct StepSpec {
     const char* axes;   ///< axis symbols, comma-separated: B, T, Tq, Tk, C, H, Hkv, D, H·D, Hkv·D, Nk, t, t+1
     std::size_t rank;   ///< the axes, as …
     Axis axis[5];       ///< … enumerators, the first `rank` of them
+    /// Its Tk axis counts the source's keys (Dims::Tk), before add_bias_kv appends its learned
+    /// key; every other step's Tk counts the keys attention sees (Dims::keys()).
+    bool source_keys = false;
 };
 
 /// @brief Every step, in walkthrough order (cpp/data/steps.json).

@@ -46,17 +46,44 @@ struct Weights {
     std::vector<float> bk;  ///< [Hkv·D]
     std::vector<float> bv;  ///< [Hkv·D]
     std::vector<float> bo;  ///< [C]
+    /// nn.MultiheadAttention(add_bias_kv=True): one learned key and one learned value appended to
+    /// every batch row's K and V after the projections, as key Tk (every query sees it). Empty:
+    /// none. Independent of `bias`.
+    std::vector<float> bias_k;  ///< [Hkv·D]
+    std::vector<float> bias_v;  ///< [Hkv·D]
 };
 
+/// A mask as PyTorch takes one (nn.MultiheadAttention's attn_mask and key_padding_mask,
+/// scaled_dot_product_attention's attn_mask), under the name of its convention: `masked`
+/// booleans (nn.MultiheadAttention: true = the key is hidden), `attend` booleans
+/// (scaled_dot_product_attention: true = the query may look), or `add`, a float mask added to the
+/// scaled scores (−∞ hides a key, any other value biases it, as ALiBi does).
+struct MaskInput {
+    enum class Form { masked, attend, add };
+    Form form = Form::masked;
+    /// As given. attnMask: a shape that broadcasts to [B, H, Tq, Tk] — [Tq, Tk], [B·H, Tq, Tk]
+    /// (nn.MultiheadAttention's per-head form), [H, Tq, Tk], [B, 1, Tq, Tk], [B, H, Tq, Tk], each
+    /// extent 1 or the full one. keyPaddingMask: [B, Tk] (empty: that).
+    std::vector<std::int64_t> shape;
+    std::vector<float> values;  ///< row-major; 0 or 1 for masked and attend
+};
+
+/// "masked", "attend", "add"
+const char* mask_form_name(MaskInput::Form form);
+
 /// The parameter tensors by name, in the order of Weights: {"Wq", &Weights::Wq}, ...
+/// `is_bias`: there exactly when the config's `bias` is; `appended`: there exactly when the run
+/// appends a learned key and value (addBiasKv).
 struct WeightField {
     const char* name;
     std::vector<float> Weights::*member;
     bool is_bias;
+    bool appended = false;
 };
 inline constexpr WeightField weight_fields[] = {
     {"Wq", &Weights::Wq, false}, {"Wk", &Weights::Wk, false}, {"Wv", &Weights::Wv, false}, {"Wo", &Weights::Wo, false},
-    {"bq", &Weights::bq, true},  {"bk", &Weights::bk, true},  {"bv", &Weights::bv, true},  {"bo", &Weights::bo, true}};
+    {"bq", &Weights::bq, true},  {"bk", &Weights::bk, true},  {"bv", &Weights::bv, true},  {"bo", &Weights::bo, true},
+    {"bias_k", &Weights::bias_k, false, true}, {"bias_v", &Weights::bias_v, false, true}};
 
 constexpr std::uint64_t default_memory_cap = 256ull << 20;  // 256 MiB
 
@@ -69,9 +96,17 @@ struct Config {
     std::int64_t H = 0;                 ///< query heads
     std::optional<std::int64_t> Hkv;    ///< key/value heads; default H (GQA: 1 <= Hkv < H; MQA: 1)
     bool bias = true;
+    /// Append a learned key and value row (nn.MultiheadAttention's add_bias_kv): weights.bias_k and
+    /// weights.bias_v, seeded unless given. Given weights with bias_k imply it.
+    std::optional<bool> add_bias_kv;
+    /// nn.MultiheadAttention's add_zero_attn: a key and a value of zeros appended after the rest
+    /// (after add_bias_kv's), which every query sees: a query can put weight on nothing.
+    bool add_zero_attn = false;
     std::uint32_t seed = 0;
     MaskKind mask = MaskKind::none;
     std::optional<std::vector<std::int64_t>> key_lengths;  ///< padding mask: B valid key lengths
+    std::optional<MaskInput> attn_mask;         ///< attnMask, with the causal mask and keyLengths
+    std::optional<MaskInput> key_padding_mask;  ///< keyPaddingMask [B, Tk], any pattern
     std::optional<std::vector<float>> x;   ///< [B, T, C]; default: seeded
     std::optional<std::vector<float>> kv;  ///< [B, Tk, C] source of K and V; default: x
     std::optional<Weights> weights;        ///< default: seeded
@@ -93,11 +128,17 @@ struct Dims {
     bool bias = true;       ///< the projections have biases (and so their gradients)
     bool backward = false;  ///< dOutput given: the run also computes every gradient
     std::size_t group() const { return H / Hkv; }  ///< query heads per K/V head
+    /// Keys appended after the source's Tk (add_bias_kv: 1). Tk counts the source's keys (K, V
+    /// and their heads are Tk long); attention sees keys() of them, the appended ones last.
+    std::size_t appended = 0;
+    bool bias_kv = false;    ///< the first appended key is add_bias_kv's bias_k (and value bias_v)
+    bool zero_attn = false;  ///< the last appended key and value are zeros (add_zero_attn)
+    std::size_t keys() const { return Tk + appended; }
     // --- Tiled and incremental attention ---
     Algorithm algorithm = Algorithm::naive;
     std::size_t Bq = 0, Bk = 0;  ///< tiled: the tile's rows and columns (blockQ, blockK, at most Tq, Tk)
     std::size_t Nq() const { return Bq ? (T + Bq - 1) / Bq : 0; }   ///< tiled: query blocks
-    std::size_t Nk() const { return Bk ? (Tk + Bk - 1) / Bk : 0; }  ///< tiled: key blocks
+    std::size_t Nk() const { return Bk ? (keys() + Bk - 1) / Bk : 0; }  ///< tiled: key blocks
 };
 
 /// What a run allocates, in bytes, by kind (counted in double: a config far over any cap must

@@ -22,6 +22,7 @@
 #include <cctype>
 #include <cfloat>
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,7 +37,8 @@ enum class ValueKind { null, missing, boolean, number, string, array, object, ot
 
 namespace config_reader {
 
-inline const char* const known_keys[] = {"B", "T", "Tk", "C", "H", "Hkv", "bias", "seed", "mask", "keyLengths",
+inline const char* const known_keys[] = {"B", "T", "Tk", "C", "H", "Hkv", "bias", "addBiasKv", "addZeroAttn", "seed", "mask", "keyLengths",
+                                         "attnMask", "keyPaddingMask",
                                          "x", "kv", "weights", "memoryCap", "snapshots", "dOutput",
                                          "algorithm", "blockQ", "blockK"};
 
@@ -128,6 +130,100 @@ inline std::string closest_key(const std::string& key) {
     return "";
 }
 
+// PyTorch's argument names (nn.MultiheadAttention, scaled_dot_product_attention) and the sizes
+// usual names: what the engine calls the same thing, or a term that says what it does instead.
+struct TorchName {
+    const char* name;
+    const char* engine;  ///< the engine's option ("" when `term` says it all)
+    const char* term;
+};
+inline constexpr TorchName torch_names[] = {
+    {"embed_dim", "C", "term.torch.equivalent"},     {"d_model", "C", "term.torch.equivalent"},
+    {"hidden_size", "C", "term.torch.equivalent"},   {"num_heads", "H", "term.torch.equivalent"},
+    {"n_head", "H", "term.torch.equivalent"},        {"n_heads", "H", "term.torch.equivalent"},
+    {"num_attention_heads", "H", "term.torch.equivalent"},
+    {"num_key_value_heads", "Hkv", "term.torch.equivalent"}, {"num_kv_heads", "Hkv", "term.torch.equivalent"},
+    {"enable_gqa", "Hkv", "term.torch.equivalent"},  {"add_bias_kv", "addBiasKv", "term.torch.equivalent"},
+    {"add_zero_attn", "addZeroAttn", "term.torch.equivalent"}, {"batchFirst", "", "term.torch.batch_first"},
+    {"is_causal", "mask: \"causal\"", "term.torch.equivalent"}, {"batch_size", "B", "term.torch.equivalent"},
+    {"seq_len", "T", "term.torch.equivalent"},       {"query", "x", "term.torch.equivalent"},
+    {"key", "kv", "term.torch.equivalent"},          {"value", "kv", "term.torch.equivalent"},
+    {"attn_mask", "", "term.torch.attn_mask"},       {"key_padding_mask", "", "term.torch.key_padding_mask"},
+    {"batch_first", "", "term.torch.batch_first"},   {"dropout", "", "term.torch.dropout"},
+    {"dropout_p", "", "term.torch.dropout"},         {"need_weights", "", "term.torch.need_weights"},
+    {"average_attn_weights", "", "term.torch.average_attn_weights"}, {"scale", "", "term.torch.scale"},
+    {"kdim", "", "term.torch.refused"},
+    {"vdim", "", "term.torch.refused"},
+};
+
+inline const TorchName* torch_name(const std::string& key) {
+    for (const TorchName& t : torch_names)
+        if (key == t.name) return &t;
+    return nullptr;
+}
+
+// True if the object has `key` with a value other than null.
+template <class V>
+bool given(const V& object, const char* key) {
+    return object.has(key) && object.get(key).kind() != ValueKind::null;
+}
+
+// A mask's values: booleans or 0/1 for `masked` and `attend`, numbers (−∞ allowed) for `add`.
+template <class V>
+std::vector<float> mask_values(const std::string& field, MaskInput::Form form, const V& value) {
+    if (value.kind() != ValueKind::array) wrong_type(field, "term.wanted.mask_values", value);
+    std::vector<float> values;
+    values.reserve(value.size());
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        const V element = value.at(i);
+        const std::string where = field + "[" + std::to_string(i) + "]";
+        if (element.kind() == ValueKind::missing) throw MhaError(field, "missing.hole", {{"field", where}});
+        if (form != MaskInput::Form::add && element.kind() == ValueKind::boolean) {
+            values.push_back(element.boolean() ? 1.0f : 0.0f);
+        } else if (element.kind() == ValueKind::number) {
+            const double number = element.number();
+            if (std::fabs(number) > FLT_MAX) throw MhaError(field, "non_finite.range", {{"field", where}, {"value", element.text()}});
+            values.push_back(static_cast<float>(number));
+        } else if (const auto special = element.special_number(); special && *special == "-Infinity" && form == MaskInput::Form::add) {
+            values.push_back(-std::numeric_limits<float>::infinity());
+        } else if (form == MaskInput::Form::add && element.kind() == ValueKind::string &&
+                   (element.string() == "-Infinity" || element.string() == "-inf")) {
+            values.push_back(-std::numeric_limits<float>::infinity());  // JSON has no −∞: written as text
+        } else {
+            Params params{{"field", where}, {"wanted", form == MaskInput::Form::add ? "term.wanted.mask_add" : "term.wanted.mask_bool"}};
+            for (auto& param : described(element)) params.push_back(std::move(param));
+            throw MhaError(field, "bad_type.value", std::move(params));
+        }
+    }
+    return values;
+}
+
+// attnMask or keyPaddingMask: {shape, masked | attend | add}. With `with_values` false the
+// values are left for the caller (the bindings copy a typed array in at once).
+template <class V>
+MaskInput parse_mask(const std::string& field, const V& value, bool with_values = true) {
+    if (value.kind() != ValueKind::object) wrong_type(field, "term.wanted.mask", value);
+    MaskInput mask;
+    int forms = 0;
+    for (const std::string& key : value.keys()) {
+        if (key == "shape") continue;
+        if (key == "masked") mask.form = MaskInput::Form::masked;
+        else if (key == "attend") mask.form = MaskInput::Form::attend;
+        else if (key == "add") mask.form = MaskInput::Form::add;
+        else throw MhaError(field + "." + key, "unknown_key.mask", {{"field", field}, {"key", key}});
+        ++forms;
+    }
+    if (forms != 1) throw MhaError(field, "bad_mask.form", {{"field", field}});
+    if (given(value, "shape")) {
+        const V shape = value.get("shape");
+        if (shape.kind() != ValueKind::array) wrong_type(field + ".shape", "term.wanted.mask_shape", shape);
+        for (std::size_t i = 0; i < shape.size(); ++i)
+            mask.shape.push_back(whole_number(field + ".shape[" + std::to_string(i) + "]", shape.at(i), "term.wanted.whole_min_1", field));
+    }
+    if (with_values) mask.values = mask_values(field + "." + mask_form_name(mask.form), mask.form, value.get(mask_form_name(mask.form)));
+    return mask;
+}
+
 template <class V>
 Weights parse_weights(const V& value) {
     if (value.kind() != ValueKind::object) wrong_type("weights", "term.wanted.weights", value);
@@ -140,12 +236,6 @@ Weights parse_weights(const V& value) {
         w.*field->member = float_array("weights." + key, value.get(field->name));
     }
     return w;
-}
-
-// True if the object has `key` with a value other than null.
-template <class V>
-bool given(const V& object, const char* key) {
-    return object.has(key) && object.get(key).kind() != ValueKind::null;
 }
 
 }  // namespace config_reader
@@ -166,7 +256,10 @@ Config read_config(const V& root) {
         Params params{{"key", key}, {"known", known_key_list()}};
         if (key.empty()) params.push_back({"empty", "term.empty_name"});
         const std::string hint = closest_key(key);
-        if (!hint.empty()) params.insert(params.end(), {{"hint", "term.did_you_mean"}, {"suggestion", hint}});
+        if (const TorchName* torch = torch_name(key))
+            params.insert(params.end(), {{"hint", torch->term}, {"suggestion", torch->engine}});
+        else if (!hint.empty())
+            params.insert(params.end(), {{"hint", "term.did_you_mean"}, {"suggestion", hint}});
         // An empty key cannot name the field at fault; the config as a whole can.
         throw MhaError(key.empty() ? "config" : key, "unknown_key.config", std::move(params));
     }
@@ -188,6 +281,16 @@ Config read_config(const V& root) {
         const V bias = root.get("bias");
         if (bias.kind() != ValueKind::boolean) wrong_type("bias", "term.wanted.bool", bias);
         c.bias = bias.boolean();
+    }
+    if (given(root, "addBiasKv")) {
+        const V add = root.get("addBiasKv");
+        if (add.kind() != ValueKind::boolean) wrong_type("addBiasKv", "term.wanted.bool", add);
+        c.add_bias_kv = add.boolean();
+    }
+    if (given(root, "addZeroAttn")) {
+        const V add = root.get("addZeroAttn");
+        if (add.kind() != ValueKind::boolean) wrong_type("addZeroAttn", "term.wanted.bool", add);
+        c.add_zero_attn = add.boolean();
     }
     if (root.has("snapshots")) {
         const V snapshots = root.get("snapshots");
@@ -215,6 +318,8 @@ Config read_config(const V& root) {
             values.push_back(whole_number("keyLengths[" + std::to_string(b) + "]", lengths.at(b), "term.wanted.whole_min_0"));
         c.key_lengths = std::move(values);
     }
+    if (given(root, "attnMask")) c.attn_mask = parse_mask("attnMask", root.get("attnMask"));
+    if (given(root, "keyPaddingMask")) c.key_padding_mask = parse_mask("keyPaddingMask", root.get("keyPaddingMask"));
     if (root.has("memoryCap")) {
         const std::int64_t cap = whole_number("memoryCap", root.get("memoryCap"), "term.wanted.bytes");
         if (cap < 1) throw MhaError("memoryCap", "bad_value.memory_cap", {});

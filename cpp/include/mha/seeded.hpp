@@ -36,7 +36,7 @@ private:
 
 /// Which seeded tensor a stream fills; each has its own stream so that changing H does not
 /// change X.
-enum class Stream : std::uint32_t { x = 1, kv, Wq, Wk, Wv, Wo, bq, bk, bv, bo };
+enum class Stream : std::uint32_t { x = 1, kv, Wq, Wk, Wv, Wo, bq, bk, bv, bo, bias_k, bias_v };
 
 /// @brief `count` values uniform in [-bound, bound) from the stream (seed, which).
 ///        The start state is seed ^ (which · 0x9E3779B9).

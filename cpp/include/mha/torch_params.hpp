@@ -18,6 +18,11 @@ namespace mha {
 void check_torch_lengths(std::uint64_t C, std::uint64_t in_proj_weight, std::uint64_t in_proj_bias,
                          std::uint64_t out_proj_weight, std::uint64_t out_proj_bias);
 
+/// @brief Checks nn.MultiheadAttention's bias_k and bias_v (add_bias_kv=True), [1, 1, C] each:
+///        both or neither (0: absent), C values each.
+/// @throws MhaError naming the parameter at fault.
+void check_torch_bias_kv(std::uint64_t C, std::uint64_t bias_k, std::uint64_t bias_v);
+
 /// @brief PyTorch computes y = x·Wᵀ + b with in_proj_weight = [Wq; Wk; Wv] stacked as [3C, C];
 ///        the walkthrough writes Q = X·Wq + bq, so each block is transposed.
 /// @param C             embed_dim

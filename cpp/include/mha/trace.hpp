@@ -61,6 +61,7 @@ struct Snapshot {
     double flops = 0;                     ///< floating-point operations of this step
     std::uint64_t bytes = 0;              ///< bytes of the tensor this step produced (numel · 4)
     bool grouped = false;                 ///< the run has fewer K/V heads than query heads (its axes say Hkv)
+    std::size_t appended = 0;             ///< keys the run appended after the source's (its axes say Tk+1)
 };
 
 /// The gradients of a run given dOutput (backward.hpp): of its inputs and of every parameter.
@@ -86,6 +87,9 @@ struct Trace {
     bool bias = true;
     MaskKind mask = MaskKind::none;
     std::vector<std::int64_t> key_lengths;  ///< empty without a padding mask
+    /// attnMask's and keyPaddingMask's form (MaskInput::Form as a number; −1: none) and attnMask's shape.
+    double attn_mask_form = -1, key_padding_mask_form = -1;
+    std::vector<std::int64_t> attn_mask_shape;
     std::vector<Snapshot> steps;            ///< in walkthrough order; empty when snapshots are off
     /// Every kept snapshot's values, one after another; each snapshot's `data` is a window of it.
     std::shared_ptr<std::vector<float>> values = std::make_shared<std::vector<float>>();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -16,8 +17,13 @@ namespace {
 
 std::string number_text(double value) {
     if (value == std::floor(value) && std::fabs(value) < 1e15) return std::to_string(static_cast<long long>(value));
+    // The fewest digits that read back as the value: 0.9000001 is not "0.9", which a range of
+    // 0 … 0.9 would contain.
     char text[32];
-    std::snprintf(text, sizeof text, "%g", value);
+    for (int digits = 6; digits <= 17; ++digits) {
+        std::snprintf(text, sizeof text, "%.*g", digits, value);
+        if (std::strtod(text, nullptr) == value) break;
+    }
     return text;
 }
 
@@ -38,7 +44,12 @@ float real_option(const char* field, const std::optional<double>& value, float f
         const char* key = open_min ? "bad_option.range_open" : "bad_option.range";
         throw MhaError(field, key, {{"field", field}, {"value", number_text(*value)}, {"min", number_text(min)}, {"max", number_text(max)}});
     }
-    return static_cast<float>(*value);
+    // The trainer keeps its options as float32: a value float32 cannot hold (1e-46 would be 0,
+    // 1e-40 a denormal) is refused rather than quietly changed into another.
+    const float stored = static_cast<float>(*value);
+    if (*value != 0 && !(std::fabs(stored) >= std::numeric_limits<float>::min()))
+        throw MhaError(field, "bad_option.float32", {{"field", field}, {"value", number_text(*value)}, {"smallest", "1.2e-38"}});
+    return stored;
 }
 
 
@@ -359,6 +370,8 @@ TrainerState load(const std::uint8_t* bytes, std::size_t size) {
     }
     for (const std::vector<float>* values : {&s.params, &s.m, &s.v})
         if (!(largest_magnitude(values->data(), n) <= std::numeric_limits<float>::max())) corrupt("term.corrupt.values");
+    // The second moments are running means of squares: a negative one would make a NaN step.
+    if (std::any_of(s.v.begin(), s.v.end(), [](float v) { return v < 0; })) corrupt("term.corrupt.moments");
     return s;
 }
 
@@ -377,22 +390,31 @@ double power(double beta, std::uint64_t t) {
     return result;
 }
 
-void adamw_step(TrainerState& s, const std::vector<float>& grads) {
+// One AdamW step, or false (and nothing changed) when it would make a parameter that is not a
+// finite number: the first pass only checks, so a step that diverges leaves the last finite state.
+bool adamw_step(TrainerState& s, const std::vector<float>& grads) {
     const TrainerConfig& c = s.config;
     const std::uint64_t t = static_cast<std::uint64_t>(s.step) + 1;
     const float correction1 = static_cast<float>(1.0 - power(c.beta1, t));
     const float correction2 = static_cast<float>(1.0 - power(c.beta2, t));
     const float decay = c.lr * c.weight_decay;
-    for (std::size_t i = 0; i < s.params.size(); ++i) {
+    auto update = [&](std::size_t i, float& m, float& v, float& p) {
         const float g = grads[i];
-        s.m[i] = c.beta1 * s.m[i] + (1.0f - c.beta1) * g;
-        s.v[i] = c.beta2 * s.v[i] + (1.0f - c.beta2) * g * g;
-        const float m_hat = s.m[i] / correction1;
-        const float v_hat = s.v[i] / correction2;
+        m = c.beta1 * m + (1.0f - c.beta1) * g;
+        v = c.beta2 * v + (1.0f - c.beta2) * g * g;
+        const float m_hat = m / correction1;
+        const float v_hat = v / correction2;
         // Decoupled weight decay (AdamW, as torch.optim.AdamW), then the Adam step.
-        s.params[i] -= decay * s.params[i];
-        s.params[i] -= c.lr * m_hat / (std::sqrt(v_hat) + c.eps);
+        p -= decay * p;
+        p -= c.lr * m_hat / (std::sqrt(v_hat) + c.eps);
+    };
+    for (std::size_t i = 0; i < s.params.size(); ++i) {
+        float m = s.m[i], v = s.v[i], p = s.params[i];
+        update(i, m, v, p);
+        if (!(std::fabs(p) <= std::numeric_limits<float>::max()) || !(std::fabs(m) <= std::numeric_limits<float>::max())) return false;
     }
+    for (std::size_t i = 0; i < s.params.size(); ++i) update(i, s.m[i], s.v[i], s.params[i]);
+    return true;
 }
 
 // Gradient clipping by global norm, as torch.nn.utils.clip_grad_norm_: summed in order in double.
@@ -420,6 +442,9 @@ Activations batch_of(const TrainerConfig& c, std::size_t B) {
 TrainChunk train(TrainerState& s, double steps) {
     if (!(steps >= 1 && steps <= max_steps_per_call && std::floor(steps) == steps))
         throw MhaError("steps", "bad_option.range", {{"field", "steps"}, {"value", number_text(steps)}, {"min", "1"}, {"max", number_text(max_steps_per_call)}});
+    // The step counter is 32 bits in a checkpoint: it is never wrapped around to 0.
+    if (static_cast<double>(s.step) + steps > 4294967295.0)
+        throw MhaError("steps", "training.step_limit", {{"step", std::to_string(s.step)}, {"max", "4294967295"}});
     const TrainerConfig& c = s.config;
     const bool text = c.task == Task::text;
     if (text && (!s.corpus || s.corpus->train.empty())) throw MhaError("corpus", "lm.no_corpus", {{"corpus", c.corpus}});
@@ -431,14 +456,25 @@ TrainChunk train(TrainerState& s, double steps) {
     chunk.losses.reserve(static_cast<std::size_t>(steps));
     for (std::size_t i = 0; i < static_cast<std::size_t>(steps); ++i) {
         // 1. A fresh batch. 2. Forward with dropout. 3. Backward. 4. Clip. 5. AdamW.
+        const std::uint32_t rng_before = rng.state();
         if (text)
             make_text_batch(*s.corpus, c.repeat, c.batch, c.shape.T, rng, a.tokens.data(), a.targets.data());
         else
             make_batch(c.task, c.batch, c.shape.T, c.shape.vocab, rng, a.tokens.data(), a.targets.data());
         const ForwardResult r = forward(c.shape, layout, s.params, a, c.dropout, c.dropout > 0 ? &rng : nullptr);
-        backward(c.shape, layout, s.params, a, grads);
-        clip_gradients(grads, c.clip);
-        adamw_step(s, grads);
+        // A loss, gradient or update that is no longer a finite number ends the call by name, the
+        // trainer left at its last finite step (and its batches' stream there), ready to go on.
+        bool finite = std::isfinite(r.loss);
+        if (finite) {
+            backward(c.shape, layout, s.params, a, grads);
+            clip_gradients(grads, c.clip);
+            finite = largest_magnitude(grads.data(), grads.size()) <= std::numeric_limits<float>::max() && adamw_step(s, grads);
+        }
+        if (!finite) {
+            s.rng = rng_before;
+            throw MhaError("lr", "training.diverged", {{"step", std::to_string(static_cast<std::uint64_t>(s.step) + 1)},
+                                                        {"last", std::to_string(s.step)}, {"lr", number_text(c.lr)}});
+        }
         ++s.step;
         chunk.losses.push_back(static_cast<float>(r.loss));
         chunk.loss = r.loss;
@@ -514,16 +550,31 @@ std::size_t row_length(const TrainerState& s, const std::vector<std::int32_t>& t
     return s.config.task == Task::text && !tokens.empty() && tokens.size() <= T ? tokens.size() : T;
 }
 
-std::size_t check_tokens(const TrainerState& s, const std::vector<std::int32_t>& tokens) {
-    const std::size_t T = row_length(s, tokens), V = s.config.shape.vocab, max_batch = 512;
-    if (tokens.empty() || tokens.size() % T != 0 || tokens.size() / T > max_batch)
-        throw MhaError("tokens", "bad_tokens.length", {{"count", std::to_string(tokens.size())}, {"T", std::to_string(T)},
+std::size_t check_token_count(const TrainerState& s, double count) {
+    const std::size_t max_batch = 512;
+    // A language model's text may be one row shorter than its context (row_length).
+    const std::size_t T = s.config.task == Task::text && count >= 1 && count <= static_cast<double>(s.config.shape.T)
+                              ? static_cast<std::size_t>(count) : s.config.shape.T;
+    if (!(count >= 1 && count <= static_cast<double>(max_batch * T)) || std::fmod(count, static_cast<double>(T)) != 0)
+        throw MhaError("tokens", "bad_tokens.length", {{"count", number_text(count)}, {"T", std::to_string(T)},
                                                        {"max", std::to_string(max_batch * T)}});
+    TrainerConfig asked = s.config;
+    asked.batch = static_cast<std::size_t>(count) / T;  // rows, each costing at most a full row's memory
+    const double need = trainer_memory(asked);
+    if (need > trainer_memory_limit)
+        throw MhaError("tokens", "memory_cap.trainer_call", {{"needed", format_bytes(need)}, {"limit", format_bytes(trainer_memory_limit)},
+                                                             {"sequences", std::to_string(asked.batch)}});
+    return asked.batch;
+}
+
+std::size_t check_tokens(const TrainerState& s, const std::vector<std::int32_t>& tokens) {
+    const std::size_t V = s.config.shape.vocab;
+    const std::size_t B = check_token_count(s, static_cast<double>(tokens.size()));
     for (std::size_t i = 0; i < tokens.size(); ++i)
         if (tokens[i] < 0 || static_cast<std::size_t>(tokens[i]) >= V)
             throw MhaError("tokens", "bad_tokens.value", {{"index", std::to_string(i)}, {"value", std::to_string(tokens[i])},
                                                           {"max", std::to_string(V - 1)}, {"vocab", std::to_string(V)}});
-    return tokens.size() / T;
+    return B;
 }
 
 namespace {
@@ -575,6 +626,23 @@ Trace block_run(const TrainerState& s, const std::vector<std::int32_t>& tokens, 
                            {{"field", "layer"}, {"value", number_text(layer_value)}, {"min", "0"}, {"max", std::to_string(shape.layers - 1)}});
         return static_cast<std::size_t>(layer_value);
     }();
+    {
+        // The block's run is sized before the model runs over the tokens, which takes the time.
+        Config probe;
+        probe.B = static_cast<std::int64_t>(check_token_count(s, static_cast<double>(tokens.size())));
+        probe.T = static_cast<std::int64_t>(shape.T);
+        probe.C = static_cast<std::int64_t>(shape.C);
+        probe.H = static_cast<std::int64_t>(shape.heads);
+        probe.mask = shape.causal ? MaskKind::causal : MaskKind::none;
+        probe.x.emplace();
+        probe.weights.emplace();
+        probe.d_output.emplace();
+        try {
+            mha::validate_sizes(probe);
+        } catch (const MhaError&) {
+            throw MhaError("tokens", "memory_cap.trainer_run", {{"sequences", std::to_string(probe.B)}, {"limit", format_bytes(static_cast<double>(probe.memory_cap))}});
+        }
+    }
     const Activations a = forward_on(s, tokens);
     const ParamLayout layout = layout_of(shape);
     const std::size_t T = row_length(s, tokens);

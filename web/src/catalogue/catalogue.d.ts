@@ -3,11 +3,11 @@
 
 /** The walkthrough's steps, in catalogue order. */
 export type StepId =
-  'x' | 'source' | 'q' | 'k' | 'v' | 'q_split' | 'k_split' | 'v_split' | 'q_heads' | 'k_heads' | 'v_heads' | 'k_shared' | 'v_shared' | 'k_t' | 'scores' | 'scaled' | 'masked' | 'weights' | 'context' | 'tile_scores' | 'tile_max' | 'tile_correction' | 'tile_probs' | 'tile_sum' | 'tile_output' | 'tile_context' | 'context_t' | 'concat' | 'output' | 'd_output' | 'd_concat' | 'd_context_t' | 'd_context' | 'd_weights' | 'd_masked' | 'd_scaled' | 'd_scores' | 'd_k_t' | 'd_v_shared' | 'd_k_shared' | 'd_v_heads' | 'd_k_heads' | 'd_q_heads' | 'd_v_split' | 'd_k_split' | 'd_q_split' | 'd_v' | 'd_k' | 'd_q' | 'd_source' | 'd_x' | 'd_wq' | 'd_wk' | 'd_wv' | 'd_wo' | 'd_bq' | 'd_bk' | 'd_bv' | 'd_bo' | 'decode_q' | 'decode_k' | 'decode_v' | 'cache_k' | 'cache_v' | 'decode_scores' | 'decode_weights' | 'decode_context' | 'decode_output';
+  'x' | 'source' | 'q' | 'k' | 'v' | 'q_split' | 'k_split' | 'v_split' | 'q_heads' | 'k_heads' | 'v_heads' | 'k_appended' | 'v_appended' | 'k_shared' | 'v_shared' | 'k_t' | 'scores' | 'scaled' | 'masked' | 'weights' | 'context' | 'tile_scores' | 'tile_max' | 'tile_correction' | 'tile_probs' | 'tile_sum' | 'tile_output' | 'tile_context' | 'context_t' | 'concat' | 'output' | 'd_output' | 'd_concat' | 'd_context_t' | 'd_context' | 'd_weights' | 'd_masked' | 'd_scaled' | 'd_scores' | 'd_k_t' | 'd_v_shared' | 'd_k_shared' | 'd_v_heads' | 'd_k_heads' | 'd_q_heads' | 'd_v_split' | 'd_k_split' | 'd_q_split' | 'd_v' | 'd_k' | 'd_q' | 'd_source' | 'd_x' | 'd_wq' | 'd_wk' | 'd_wv' | 'd_wo' | 'd_bq' | 'd_bk' | 'd_bv' | 'd_bo' | 'decode_q' | 'decode_k' | 'decode_v' | 'cache_k' | 'cache_v' | 'decode_scores' | 'decode_weights' | 'decode_context' | 'decode_output';
 
 /** What a step does. */
 export type StepOp =
-  'input' | 'projection' | 'reshape' | 'transpose' | 'repeat' | 'matmul' | 'scale' | 'mask' | 'softmax' | 'max' | 'rescale' | 'exp' | 'sum' | 'divide' | 'merge' | 'append';
+  'input' | 'projection' | 'reshape' | 'transpose' | 'append' | 'repeat' | 'matmul' | 'scale' | 'mask' | 'softmax' | 'max' | 'rescale' | 'exp' | 'sum' | 'divide' | 'merge';
 
 /** Axis symbols. Nk: key blocks of a tiled run; t: one entry per decoding step; t+1: the KV cache's length. */
 export type AxisName =
@@ -27,8 +27,10 @@ export interface CatalogueStep {
   readonly pass: Pass;
   /** The algorithms whose runs record it. */
   readonly algorithms: readonly Algorithm[];
-  /** When it appears in those runs: always, cross-attention only, GQA/MQA only, with biases only. */
-  readonly when: 'always' | 'cross' | 'grouped' | 'bias';
+  /** When it appears in those runs: always, cross-attention only, GQA/MQA only, with biases only, with a learned key appended (addBiasKv) only. */
+  readonly when: 'always' | 'cross' | 'grouped' | 'bias' | 'appended';
+  /** "source": its Tk axis counts the source's keys only, before addBiasKv appends its learned key; "": the keys attention sees. */
+  readonly keys: 'source' | '';
   /** How run.step() may slice it: {batch, head}, {t}, or only whole. */
   readonly slice: 'head' | 't' | '';
   /** The op, or "{group_op:op}": a sum over each group under GQA/MQA, else op. */

@@ -8,7 +8,9 @@
 //   {+term}     " + term" with a bias, nothing without
 //   {Hkv}       Hkv under GQA/MQA (H_{kv} in LaTeX), H in plain MHA
 //   {group}     H/Hkv, a number
-//   {k_heads}   the K heads the scores read: k_shared under GQA/MQA, else k_heads
+//   {k_heads}   the K heads the scores read: k_shared under GQA/MQA, else k_appended under
+//               addBiasKv, else k_heads
+//   {k_append}, {v_append}  k_appended / v_appended under addBiasKv, else k_heads / v_heads
 //   {context}   the context a run computed: tile_context in a tiled run, else context
 //   {heads}     in titles: MHA, GQA or MQA
 //   backward:   {group_sum}, {dx_formula}, {dx_latex}, {dv_operands}, {dk_operands}, {dx_operands},
@@ -26,7 +28,17 @@ const padded = (s) => Array.isArray(s.keyLengths) || ArrayBuffer.isView(s.keyLen
 
 /** The entry's title in `lang` ('en' or 'zh') for a run of `summary`. */
 export function titleOf(entry, summary, lang = 'en') {
-  return (entry.title[lang] ?? entry.title.en).replaceAll('{heads}', headSharing(summary));
+  return appendedRows((entry.title[lang] ?? entry.title.en).replaceAll('{heads}', headSharing(summary)), summary, false);
+}
+
+// {k_rows}, {v_rows} (and _latex): the keys and values a run appends, in PyTorch's order.
+function appendedRows(text, s, latex) {
+  const rows = (bias, biasLatex) => [s.biasKv ? (latex ? biasLatex : bias) : null, s.zeroAttn ? (latex ? '\\mathbf{0}' : 'zeros') : null].filter(Boolean).join(latex ? ';\\ ' : ', ');
+  return text
+    .replaceAll('{k_rows_latex}', rows('bias_k', 'b_k^{*}'))
+    .replaceAll('{v_rows_latex}', rows('bias_v', 'b_v^{*}'))
+    .replaceAll('{k_rows}', rows('bias_k', 'b_k^{*}'))
+    .replaceAll('{v_rows}', rows('bias_v', 'b_v^{*}'));
 }
 
 /** The entry's op: "{group_op:op}" is a sum over each group of query heads under GQA/MQA. */
@@ -40,7 +52,9 @@ export function opOf(entry, summary) {
 function stepRef(ref, s) {
   switch (ref) {
     case '{src}': return s.cross ? 'source' : 'x';
-    case '{k_heads}': return grouped(s) ? 'k_shared' : 'k_heads';
+    case '{k_heads}': return grouped(s) ? 'k_shared' : s.appended ? 'k_appended' : 'k_heads';
+    case '{k_append}': return s.appended ? 'k_appended' : 'k_heads';
+    case '{v_append}': return s.appended ? 'v_appended' : 'v_heads';
     case '{context}': return s.algorithm === 'tiled' ? 'tile_context' : 'context';
     case '{dv_from}': return grouped(s) ? 'd_v_shared' : 'd_context';
     case '{dk_from}': return grouped(s) ? 'd_k_shared' : 'd_k_t';
@@ -63,7 +77,7 @@ function fill(text, s, latex) {
   // The backward pass's slots: the sum over each group of query heads under GQA/MQA, and dX,
   // which gathers dK and dV too in self-attention (where K and V are computed from X).
   const groupSum = !grouped(s) ? '' : latex ? '\\sum_{\\text{group of } {group}} ' : 'Σ over each group of {group} query heads: ';
-  return biasTerms(text
+  return biasTerms(appendedRows(text, s, latex)
     .replaceAll('{group_sum}', groupSum)
     .replaceAll('{dx_formula}', s.cross ? 'dX = dQ·Wqᵀ' : 'dX = dQ·Wqᵀ + dK·Wkᵀ + dV·Wvᵀ')
     .replaceAll('{dx_latex}', s.cross ? 'dX = dQ\\,W_q^{\\top}' : 'dX = dQ\\,W_q^{\\top} + dK\\,W_k^{\\top} + dV\\,W_v^{\\top}')
@@ -112,20 +126,32 @@ export function axisName(symbol, s) {
   return symbol;
 }
 
-// The mask's own shape, broadcast over the scores: causal [Tq, Tk], padding [B, 1, 1, Tk].
+// The mask's own shape, broadcast over the scores: causal [Tq, Tk], padding [B, 1, 1, Tk];
+// attnMask as given, keyPaddingMask [B, 1, 1, Tk].
 function maskOperand(s) {
   const causal = s.mask === 'causal';
+  if (s.attnMask || s.keyPaddingMask) {
+    const parts = [];
+    if (causal) parts.push('causal mask [Tq,Tk]');
+    if (padded(s)) parts.push('keyLengths [B,1,1,Tk]');
+    if (s.attnMask) parts.push(`attnMask (${s.attnMask.form}) [${s.attnMask.shape.join(',')}]`);
+    if (s.keyPaddingMask) parts.push(`keyPaddingMask (${s.keyPaddingMask.form}) [B,1,1,Tk]`);
+    return ` + ${parts.join(' + ')}`;
+  }
   if (causal && padded(s)) return ' + causal and padding mask [B,1,Tq,Tk]';
   if (causal) return ' + causal mask [Tq,Tk]';
   return padded(s) ? ' + padding mask [B,1,1,Tk]' : ' with no mask';
 }
 
-const shapeOfSymbols = (symbols, s) => `[${symbols.split(',').map((symbol) => axisSize(symbol, s) ?? 0).join(',')}]`;
+// With a learned key appended (addBiasKv), the Tk of a step after the append counts it too.
+const shapeOfSymbols = (symbols, s, attended = false) =>
+  `[${symbols.split(',').map((symbol) => (symbol === 'Tk' && attended ? s.Tk + (s.appended ?? 0) : axisSize(symbol, s) ?? (/^\d+$/.test(symbol) ? Number(symbol) : 0))).join(',')}]`;
 
 /** "[2,4,8] @ [8,8] + [8] → [2,4,8]": the shapes that go in and the step's own, for this run; just the shape for an input. */
 export function shapeFormulaOf(entry, summary) {
   const s = summary;
-  const result = shapeOfSymbols(entry.axes, s);
+  const attended = entry.keys !== 'source';
+  const result = shapeOfSymbols(entry.axes, s, attended);
   if (!entry.operands) return result;
   const group = String(s.H / s.Hkv);
   const operands = biasTerms(entry.operands, s.bias)
@@ -135,5 +161,6 @@ export function shapeFormulaOf(entry, summary) {
     .replaceAll('{group}', group)
     .replaceAll('{mask}', maskOperand(s))
     .replaceAll('{D}', String(s.D));
-  return `${operands.replace(/\[([^\]]*)\]/g, (_, symbols) => shapeOfSymbols(symbols, s))} → ${result}`;
+  const operandsAttended = attended && entry.op !== 'append';  // an append reads the source's keys
+  return `${operands.replace(/\[([^\]]*)\]/g, (_, symbols) => shapeOfSymbols(symbols, s, operandsAttended))} → ${result}`;
 }

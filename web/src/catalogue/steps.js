@@ -34,6 +34,22 @@ export function chainSteps(steps) {
   return chain;
 }
 
+/**
+ * The key and value paths beside the query path: { k: [k … k_t], v: [v … v_shared or v_heads],
+ * kJoins: 'scores', vJoins: 'context' }, each followed back from the step the attention uses (Kᵀ
+ * for the scores, V for the context) to its projection, so that GQA/MQA's Hkv heads and their
+ * repeat to H show. Empty lists for a run without those steps (a tiled run has no Kᵀ).
+ */
+export function keyValueChains(steps) {
+  const byId = new Map(steps.map((step) => [step.id, step]));
+  const back = (id) => {
+    const chain = [];
+    for (let step = byId.get(id); step && step.op !== 'input' && chain.length <= steps.length; step = byId.get(step.input)) chain.unshift(step);
+    return chain;
+  };
+  return { k: back('k_t'), v: back(byId.has('v_shared') ? 'v_shared' : 'v_heads'), kJoins: 'scores', vJoins: 'context' };
+}
+
 // The axes of a step shaped like the scores [B, H, Tq, Tk].
 const SCORES_AXES = ENTRIES.get('scores').axes;
 

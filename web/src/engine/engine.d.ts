@@ -18,6 +18,28 @@ export interface Config {
   Hkv?: number;
   /** Biases in the four projections; default true. */
   bias?: boolean;
+  /**
+   * nn.MultiheadAttention's add_bias_kv: a learned key and value (weights.bias_k, weights.bias_v,
+   * seeded unless given) appended to every batch row's K and V as its last key, which every query
+   * sees. Given weights holding bias_k imply it. Steps k_appended and v_appended show it; the
+   * steps after them have Tk+1 keys. Naive and tiled only, no backward yet.
+   */
+  addBiasKv?: boolean;
+  /**
+   * nn.MultiheadAttention's add_zero_attn: a key and a value of zeros appended after the others
+   * (after addBiasKv's), which every query sees. Naive and tiled; no backward yet.
+   */
+  addZeroAttn?: boolean;
+  /**
+   * PyTorch's attn_mask, by its convention (MaskInput): `masked` (nn.MultiheadAttention: true =
+   * hidden), `attend` (scaled_dot_product_attention: true = may attend) or `add` (floats added to
+   * the scaled scores, −Infinity hides). `shape` broadcasts to [B, H, Tq, Tk]: [Tq, Tk],
+   * [B·H, Tq, Tk] (per head, as nn.MultiheadAttention takes it), [H, Tq, Tk], [B, 1, Tq, Tk],
+   * [B, H, Tq, Tk], each extent 1 or the full one. Combines with mask, keyLengths and addBiasKv.
+   */
+  attnMask?: MaskInput & { shape: number[] };
+  /** PyTorch's key_padding_mask [B, Tk], any pattern: `masked` (true = padding), `attend` or `add`. */
+  keyPaddingMask?: MaskInput;
   /** Seed of the generated x, kv and weights (0 … 2³²−1); default 0. */
   seed?: number;
   /** Default "none". A padding mask is set with keyLengths and combines with either. */
@@ -75,6 +97,9 @@ export interface Weights<T = Float32Array> {
   bk?: T; // [Hkv·D]
   bv?: T; // [Hkv·D]
   bo?: T; // [C]
+  /** add_bias_kv's learned key and value, appended after the source's keys. */
+  bias_k?: T; // [Hkv·D]
+  bias_v?: T; // [Hkv·D]
 }
 
 // The step ids, ops, axis symbols and passes are generated from the catalogue (cpp/data/steps.json).
@@ -235,7 +260,26 @@ export interface Summary {
   algorithm: 'naive' | 'tiled' | 'incremental';
   /** A tiled run's tiles; null otherwise. */
   tiles: TileCounts | null;
+  /** Keys appended after the source's Tk (1 with addBiasKv, else 0): attention sees Tk + appended. */
+  appended: number;
+  /** The appended keys: add_bias_kv's bias_k first, then add_zero_attn's zeros. */
+  biasKv: boolean;
+  zeroAttn: boolean;
+  /** The run's attnMask: its convention and its shape as given; null without one. */
+  attnMask: { form: MaskForm; shape: readonly number[] } | null;
+  /** The run's keyPaddingMask ([B, Tk]): its convention; null without one. */
+  keyPaddingMask: { form: MaskForm } | null;
 }
+
+/** A mask's convention: masked (true hides a key, nn.MultiheadAttention), attend (true lets a query look, scaled_dot_product_attention), add (floats added to the scores, −∞ hides). */
+export type MaskForm = 'masked' | 'attend' | 'add';
+
+/** attnMask or keyPaddingMask: exactly one of masked, attend or add, row-major. */
+export type MaskInput = { shape?: number[] } & (
+  | { masked: Float32Array | Uint8Array | readonly (boolean | number)[] }
+  | { attend: Float32Array | Uint8Array | readonly (boolean | number)[] }
+  | { add: Float32Array | readonly number[] }
+);
 
 export class Run {
   readonly steps: Step[];
@@ -351,15 +395,32 @@ type Tensor = Float32Array | number[];
  * nn.MultiheadAttention's parameters, by attribute name or by state_dict name: the output
  * projection as `out_proj_weight`/`out_proj_bias` or `'out_proj.weight'`/`'out_proj.bias'`.
  */
+/** A tensor as a state dict holds it: flat, or nested lists as tensor.tolist() writes them. */
+export type NestedTensor = Tensor | NestedTensor[];
+
+/**
+ * nn.MultiheadAttention's state dict: its keys under any one module path ("self_attn.in_proj_weight")
+ * or the one `prefix` names; every other key is refused by name.
+ */
 export type TorchParams = {
-  in_proj_weight: Tensor; // [3C, C]
-  in_proj_bias?: Tensor | null; // [3C]
+  in_proj_weight?: NestedTensor; // [3C, C]
+  in_proj_bias?: NestedTensor | null; // [3C]
+  /** add_bias_kv=True: [1, 1, C] each. */
+  bias_k?: NestedTensor | null;
+  bias_v?: NestedTensor | null;
+  /** The kdim/vdim layout, read when each is [C, C]; refused by name when kdim or vdim ≠ C. */
+  q_proj_weight?: NestedTensor; k_proj_weight?: NestedTensor; v_proj_weight?: NestedTensor;
   /** embed_dim; default √(out projection's length). */
   C?: number;
-} & (
-  | { out_proj_weight: Tensor; out_proj_bias?: Tensor | null } // [C, C], [C]
-  | { 'out_proj.weight': Tensor; 'out_proj.bias'?: Tensor | null }
-);
+  /** The module path before the parameter names ("layers.0.self_attn."); keys outside it are not read. */
+  prefix?: string;
+  'out_proj.weight'?: NestedTensor; // [C, C]
+  'out_proj.bias'?: NestedTensor | null; // [C]
+  out_proj_weight?: NestedTensor;
+  out_proj_bias?: NestedTensor | null;
+  /** The same names after a module path, e.g. "self_attn.in_proj_weight". */
+  [prefixed: string]: NestedTensor | number | string | null | undefined;
+};
 
 /** One nn.Linear: weight [out_features, C], bias [out_features]. */
 export interface LinearLayer {
@@ -375,6 +436,10 @@ export interface LinearLayer {
 export type LinearParams = {
   /** embed_dim; default √(out_proj.weight's length). */
   C?: number;
+  /** The module path before the projections' names; keys outside it are not read. */
+  prefix?: string;
+  /** Llama's name for out_proj. */
+  o_proj?: LinearLayer;
   q_proj?: LinearLayer; k_proj?: LinearLayer; v_proj?: LinearLayer; out_proj?: LinearLayer;
   'q_proj.weight'?: Tensor; 'q_proj.bias'?: Tensor | null;
   'k_proj.weight'?: Tensor; 'k_proj.bias'?: Tensor | null;

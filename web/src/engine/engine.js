@@ -11,7 +11,7 @@
 import createMhaModule, { defaultWasmUrl } from '../../dist/mha_engine.mjs';
 import { MESSAGES } from '../text/messages.js';
 import { configTape } from './config-tape.js';
-import { MhaError, MhaLoadError, MhaWarning } from './errors.js';
+import { MhaError, MhaLoadError, MhaWarning, readKey } from './errors.js';
 import { fileReader } from './file-reader.js';
 import { decodeRun, Run, sliceOf, Step } from './run.js';
 import { STEPS } from '../catalogue/catalogue.js';
@@ -20,11 +20,12 @@ import { createLanguageModel, LanguageModel, loadCorpus, loadLanguageModel } fro
 import { isPlainObject } from './values.js';
 import { curveSizes } from './memory.js';
 import { kvCacheTable, NAMED_SHAPES } from './kv-cache.js';
+import { linearTensors, torchTensors, TorchNameError } from './torch-names.js';
 import { importTrainerGlue } from './assets.js';
 
 export { MhaError, MhaLoadError, MhaWarning, Run, Step, Trainer, LanguageModel, loadCorpus };
 
-const TENSOR_KEYS = ['x', 'kv', 'weights', 'dOutput'];
+const TENSOR_KEYS = ['x', 'kv', 'weights', 'dOutput', 'attnMask', 'keyPaddingMask'];
 
 /**
  * The config as the engine reads it: its own enumerable keys, each read once (a getter cannot
@@ -32,18 +33,18 @@ const TENSOR_KEYS = ['x', 'kv', 'weights', 'dOutput'];
  * key); the tensors x, kv and weights taken apart. Anything that is not a plain object goes to
  * the engine as it is, which refuses it by name.
  */
-function splitConfig(config) {
+function splitConfig(config, messages) {
   if (!isPlainObject(config)) return { rest: config, tensors: {} };
   const rest = Object.create(null);
   const tensors = {};
   for (const key of Object.keys(config)) {
-    const value = config[key];
+    const value = readKey(config, key, messages);
     if (TENSOR_KEYS.includes(key)) tensors[key] = value;
     else rest[key] = value;
   }
   if (isPlainObject(tensors.weights)) {
     const weights = Object.create(null);
-    for (const key of Object.keys(tensors.weights)) weights[key] = tensors.weights[key];
+    for (const key of Object.keys(tensors.weights)) weights[key] = readKey(tensors.weights, key, messages, `weights.${key}`);
     tensors.weights = weights;
   }
   return { rest, tensors };
@@ -57,6 +58,11 @@ function ownCopy(rest, tensors) {
   for (const key of Object.keys(rest)) ownRest[key] = copy(rest[key]);
   const ownTensors = {};
   for (const key of ['x', 'kv', 'dOutput']) if (tensors[key] != null) ownTensors[key] = copy(tensors[key]);
+  for (const key of ['attnMask', 'keyPaddingMask']) {
+    const mask = tensors[key];
+    if (mask == null || typeof mask !== 'object') ownTensors[key] = mask;
+    else ownTensors[key] = Object.fromEntries(Object.keys(mask).map((part) => [part, copy(mask[part])]));
+  }
   if (tensors.weights != null) {
     ownTensors.weights = Object.create(null);
     for (const key of Object.keys(tensors.weights)) ownTensors.weights[key] = copy(tensors.weights[key]);
@@ -116,7 +122,7 @@ class Engine {
    * head})` then computes what is asked for.
    */
   run(config) {
-    let { rest, tensors } = splitConfig(config);
+    let { rest, tensors } = splitConfig(config, this.#messages);
     const tape = configTape(rest);
     const run = this.#decode(this.#call('run', tape, tensors, undefined));
     const messages = this.#messages;
@@ -148,55 +154,64 @@ class Engine {
    * naming the first problem.
    */
   validate(config) {
-    const { rest, tensors } = splitConfig(config);
+    const { rest, tensors } = splitConfig(config, this.#messages);
     this.#call('validate', configTape(rest), tensors);
   }
 
   /**
-   * PyTorch nn.MultiheadAttention parameters → the walkthrough's weights {Wq, ..., bo}.
-   * Takes { in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias } (biases optional);
-   * the dotted names of a state_dict ('out_proj.weight') work too.
+   * PyTorch nn.MultiheadAttention parameters → the walkthrough's weights {Wq, ..., bo} (and
+   * bias_k, bias_v for a module built with add_bias_kv=True, which a run then appends as its last
+   * key). Takes a state dict as PyTorch writes it: in_proj_weight, in_proj_bias, out_proj.weight
+   * (or out_proj_weight), out_proj.bias, bias_k, bias_v, under any one module path
+   * ('self_attn.in_proj_weight') or the one `prefix` names; values as Float32Arrays, arrays or
+   * nested lists (tensor.tolist()). A key it does not use is refused by name. `C` defaults to
+   * √(out_proj.weight.length).
    */
   fromTorch(params) {
     if (typeof params !== 'object' || params === null) {
       throw MhaError.from({ field: 'params', key: 'bad_type.torch_params', params: {} }, this.#messages);
     }
-    const get = (name) => (Object.hasOwn(params, name) ? params[name] : params[name.replace('out_proj_', 'out_proj.')]);
-    const outWeight = get('out_proj_weight');
-    const length = outWeight?.length;
-    const C = Object.hasOwn(params, 'C') ? Number(params.C) : Math.round(Math.sqrt(typeof length === 'number' ? length : NaN));
-    return this.#call('fromTorch', C, get('in_proj_weight'), get('in_proj_bias'), outWeight, get('out_proj_bias'));
+    const { C, tensors: t } = this.#names(() => torchTensors(params, this.#read));
+    return this.#call('fromTorch', C, t.in_proj_weight, t.in_proj_bias, t['out_proj.weight'], t['out_proj.bias'], t.bias_k, t.bias_v);
   }
 
   /**
-   * Separate projections, as Hugging Face BERT/GPT-style attention modules hold them → the
-   * walkthrough's weights {Wq, ..., bo}. Takes the state-dict names ('q_proj.weight',
-   * 'q_proj.bias', 'k_proj.weight', …, 'out_proj.bias') or nested objects ({ q_proj: { weight,
-   * bias }, … }); each weight is nn.Linear's [out_features, C]; biases optional (all or none).
-   * K and V may have fewer heads than Q (GQA/MQA). `C` defaults to √(out_proj.weight.length).
+   * Separate projections, as Hugging Face BERT/GPT-style and Llama-style attention modules hold
+   * them → the walkthrough's weights {Wq, ..., bo}. Takes the state-dict names ('q_proj.weight',
+   * 'q_proj.bias', 'k_proj.weight', …, 'out_proj.bias', or Llama's 'o_proj.weight') under any one
+   * module path or `prefix`, or nested objects ({ q_proj: { weight, bias }, … }); each weight is
+   * nn.Linear's [out_features, C]; biases optional (all or none). K and V may have fewer heads
+   * than Q (GQA/MQA). `C` defaults to √(out_proj.weight.length). A key it does not use is refused
+   * by name.
    */
   fromLinear(params) {
     if (typeof params !== 'object' || params === null) {
       throw MhaError.from({ field: 'params', key: 'bad_type.linear_params', params: {} }, this.#messages);
     }
-    const tensors = Object.create(null);
-    for (const projection of ['q_proj', 'k_proj', 'v_proj', 'out_proj']) {
-      const nested = Object.hasOwn(params, projection) ? params[projection] : undefined;
-      for (const part of ['weight', 'bias']) {
-        const name = `${projection}.${part}`;
-        tensors[name] = Object.hasOwn(params, name) ? params[name] : nested?.[part];
-      }
-    }
-    const length = tensors['out_proj.weight']?.length;
-    const C = Object.hasOwn(params, 'C') ? Number(params.C) : Math.round(Math.sqrt(typeof length === 'number' ? length : NaN));
+    const { C, tensors } = this.#names(() => linearTensors(params, this.#read));
     return this.#call('fromLinear', C, tensors);
+  }
+
+  // A key of a caller's object read once, a getter that throws named as the field it is.
+  #read = (object, key, field) => readKey(object, key, this.#messages, field);
+
+  // A state dict's names read (torch-names.js), its refusal as an MhaError.
+  #names(read) {
+    try {
+      return read();
+    } catch (error) {
+      if (error instanceof TorchNameError) throw MhaError.from(error.detail, this.#messages);
+      throw error;
+    }
   }
 
   /**
    * c = a · b for row-major a [M, K] and b [K, N]: the engine's matrix product on its own
    * (what `npm run bench` compares with the peers' GEMM). Returns c [M, N].
    */
-  matmul(a, b, { M, K, N } = {}) {
+  matmul(a, b, sizes) {
+    const given = sizes === undefined || sizes === null ? {} : Object(sizes);
+    const [M, K, N] = ['M', 'K', 'N'].map((key) => readKey(given, key, this.#messages));
     return this.#call('matmul', a, b, M, K, N);
   }
 
@@ -239,7 +254,7 @@ class Engine {
    * whole [B, H, Tq, Tk] in float32, which none of them holds. Throws MhaError for invalid sizes.
    */
   memory(config) {
-    const { rest, tensors } = splitConfig(config);
+    const { rest, tensors } = splitConfig(config, this.#messages);
     if (tensors.kv != null && typeof rest === 'object' && rest !== null) rest.kv = [];  // cross-attention, as the config is
     return this.#call('memoryModel', configTape(rest));
   }

@@ -33,6 +33,24 @@ export class MhaError extends Error {
   }
 }
 
+/** `object[key]`, read once; a getter that throws is named as the field it is, not rethrown raw. */
+export function readKey(object, key, messages, field = String(key)) {
+  try {
+    return object[key];
+  } catch (error) {
+    throw MhaError.from({ field, key: 'bad_value.unreadable', params: { field, detail: errorText(error) } }, messages);
+  }
+}
+
+// What an exception says, without throwing again (a thrown Symbol, an object whose message throws).
+function errorText(error) {
+  try {
+    return String(error instanceof Error ? error.message : error).slice(0, 200);
+  } catch {
+    return '?';
+  }
+}
+
 /** Something unusual about a run's result (a query whose keys are all masked, ...). */
 export class MhaWarning {
   #messages;

@@ -30,6 +30,8 @@ export class Step {
     this.id = entry.id;
     this.shape = shape;
     this.axes = summary.Hkv === summary.H ? AXES[index].plain : AXES[index].grouped;
+    // With a learned key appended (addBiasKv), the keys attention sees are Tk+1.
+    if (summary.appended && entry.keys !== 'source') this.axes = Object.freeze(this.axes.map((axis) => (axis === 'Tk' ? `Tk+${summary.appended}` : axis)));
     this.data = data;
     this.strides = strides;
     this.contiguous = contiguous;
@@ -119,12 +121,16 @@ export function decodeRun(result, layout, messages) {
   };
   const keyLengths = list();
   const skippedPerHead = list();
+  const attnMaskShape = list();
+  const FORMS = ['masked', 'attend', 'add'];
   const algorithm = ALGORITHM_NAMES[n.algorithm];
   const summary = {
     B: n.B, T: n.T, Tk: n.Tk, C: n.C, H: n.H, Hkv: n.Hkv, D: n.D,
     bias: n.bias === 1, mask: n.causal === 1 ? 'causal' : 'none', keyLengths: keyLengths.length ? keyLengths : null,
     cross: n.cross === 1, parameterCount: n.parameterCount, kvCacheBytesPerToken: n.kvCacheBytesPerToken, flops: n.flops,
-    snapshotBytes: n.snapshotBytes, algorithm,
+    snapshotBytes: n.snapshotBytes, algorithm, appended: n.appended ?? 0, biasKv: n.biasKv === 1, zeroAttn: n.zeroAttn === 1,
+    attnMask: n.attnMaskForm >= 0 ? { form: FORMS[n.attnMaskForm], shape: attnMaskShape } : null,
+    keyPaddingMask: n.keyPaddingMaskForm >= 0 ? { form: FORMS[n.keyPaddingMaskForm] } : null,
     tiles: algorithm !== 'tiled' ? null : {
       blockQ: n.blockQ, blockK: n.blockK, queryBlocks: n.queryBlocks, keyBlocks: n.keyBlocks,
       total: n.tilesTotal, computed: n.tilesComputed, skipped: n.tilesSkipped, skippedPerHead,

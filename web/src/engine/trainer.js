@@ -11,7 +11,7 @@
 // handle this object owns: its parameters and AdamW moments stay there between calls, so train()
 // copies nothing in and hands back only its losses. dispose() frees it; a trainer that is dropped
 // without dispose() is freed when it is garbage-collected. An error leaves the trainer as it was.
-import { MhaError } from './errors.js';
+import { MhaError, readKey } from './errors.js';
 import { decodeRun, Run } from './run.js';
 
 const NUMBER_OPTIONS = ['seed', 'T', 'vocab', 'layers', 'heads', 'width', 'batch', 'lr', 'weightDecay', 'dropout', 'clip'];
@@ -31,6 +31,15 @@ function described(value) {
   return { got: 'term.got.other' };
 }
 
+// An options argument ({ sequences }, { layer }): an object, or nothing (undefined or null).
+function optionsArgument(value, field, messages) {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw MhaError.from({ field, key: 'bad_type.value', params: { field, wanted: 'term.wanted.options', ...described(value) } }, messages);
+  }
+  return value;
+}
+
 /** The trainer options as the engine reads them, every type checked; throws MhaError naming the option. */
 export function checkedOptions(options, messages) {
   const fail = (field, key, params) => {
@@ -41,7 +50,7 @@ export function checkedOptions(options, messages) {
   }
   const read = Object.create(null);
   for (const key of Object.keys(options)) {
-    const value = options[key];
+    const value = readKey(options, key, messages);
     if (value === undefined) continue;
     if (!KNOWN.includes(key)) {
       const close = KNOWN.find((name) => name.toLowerCase() === key.toLowerCase().replaceAll('_', ''));
@@ -64,22 +73,39 @@ export function checkedOptions(options, messages) {
   return read;
 }
 
-/** Tokens [B, T] as an Int32Array: whole numbers only (the engine checks their range and count). */
-function tokensOf(tokens, messages) {
+// A typed array's real kind and length, read through the intrinsic getters (which neither an own
+// `length` nor a subclass can change); undefined for anything else.
+const MAX_SEQUENCES = 512;
+const TYPED = Object.getPrototypeOf(Int8Array.prototype);
+const typedTag = (value) => Object.getOwnPropertyDescriptor(TYPED, Symbol.toStringTag).get.call(value);
+
+/**
+ * Tokens [B, T] as an Int32Array: whole numbers only, each read once (the engine checks their
+ * count before copying them and their range). `task` is the trainer's, for the message.
+ */
+function tokensOf(tokens, messages, task) {
   const fail = (key, params) => {
     throw MhaError.from({ field: 'tokens', key, params }, messages);
   };
-  if (!Array.isArray(tokens) && !(ArrayBuffer.isView(tokens) && !(tokens instanceof DataView) && typeof tokens[0] !== 'bigint')) {
-    fail('bad_type.value', { field: 'tokens', wanted: 'term.wanted.tokens', ...described(tokens) });
+  const tag = typedTag(tokens);
+  if (tag === 'Int32Array') return tokens;  // the engine reads its real length and refuses a false one
+  if (!Array.isArray(tokens) && (tag === undefined || tag.startsWith('Big'))) {
+    fail('bad_type.value', { field: 'tokens', wanted: 'term.wanted.tokens', ...(tag ? { got: 'term.got.kind', got_text: tag } : described(tokens)) });
   }
-  if (tokens instanceof Int32Array) return tokens;
-  for (let i = 0; i < tokens.length; i++) {
-    const value = tokens[i];
+  const length = tag ? Object.getOwnPropertyDescriptor(TYPED, 'length').get.call(tokens) : tokens.length;
+  const T = task?.T ?? 64;
+  // Too many is refused before a single value is read (the engine's limit, check_token_count).
+  if (length > MAX_SEQUENCES * T) fail('bad_tokens.length', { count: String(length), T: String(T), max: String(MAX_SEQUENCES * T) });
+  const values = new Int32Array(length);
+  for (let i = 0; i < values.length; i++) {
+    const value = readKey(tokens, i, messages, `tokens[${i}]`);
     if (!Number.isInteger(value) || Math.abs(value) > 2 ** 31 - 1) {
-      fail('bad_tokens.value', { index: String(i), value: String(value), max: '…', vocab: '…' });
+      const max = task ? String(task.vocab - 1) : '…';
+      fail('bad_tokens.value', { index: String(i), value: typeof value === 'bigint' ? `${value}n` : String(value), max, vocab: task ? String(task.vocab) : '…' });
     }
+    values[i] = value;
   }
-  return Int32Array.from(tokens);
+  return values;
 }
 
 // A trainer dropped without dispose(): its session is freed when the Trainer is collected.
@@ -133,7 +159,14 @@ export class Trainer {
    * positions, and every step's loss (a Float32Array). Call it in chunks to stay responsive.
    */
   train(steps = 1) {
-    const result = this.#call('train', typeof steps === 'number' ? steps : NaN);
+    let result;
+    try {
+      result = this.#call('train', typeof steps === 'number' ? steps : NaN);
+    } catch (error) {
+      // Training that diverges stops at the last finite step, which may be later than before.
+      if (error instanceof MhaError && error.key === 'training.diverged') this.#info = this.#call('info');
+      throw error;
+    }
     this.#info = { ...this.#info, step: result.step };
     return result;
   }
@@ -154,7 +187,9 @@ export class Trainer {
   }
 
   /** Loss and accuracy on fresh batches (the same ones at every call), without dropout. */
-  evaluate({ sequences = 512 } = {}) {
+  evaluate(options) {
+    const given = optionsArgument(options, 'options', this.#messages);
+    const sequences = readKey(given, 'sequences', this.#messages) ?? 512;
     return this.#call('evaluate', typeof sequences === 'number' ? sequences : NaN);
   }
 
@@ -169,12 +204,12 @@ export class Trainer {
 
   /** The predicted target token per position: Int32Array [B, T] for tokens [B, T]. */
   predict(tokens) {
-    return this.#call('predict', tokensOf(tokens, this.#messages));
+    return this.#call('predict', tokensOf(tokens, this.#messages, this.#info.task));
   }
 
   /** Every layer's attention weights: [{ layer, weights: Float32Array [B, H, T, T] }], without dropout. */
   attention(tokens) {
-    return this.#call('attention', tokensOf(tokens, this.#messages));
+    return this.#call('attention', tokensOf(tokens, this.#messages, this.#info.task));
   }
 
   /**
@@ -182,8 +217,9 @@ export class Trainer {
    * Float32Array [B, H, T, T] }], predicted: Int32Array [B, T], scores (with `scores: true`, as
    * headScores() gives them) }, without dropout and without a walkthrough trace.
    */
-  view(tokens, { scores = true } = {}) {
-    const result = this.#call('view', tokensOf(tokens, this.#messages), Boolean(scores));
+  view(tokens, options) {
+    const scores = readKey(optionsArgument(options, 'options', this.#messages), 'scores', this.#messages) ?? true;
+    const result = this.#call('view', tokensOf(tokens, this.#messages, this.#info.task), Boolean(scores));
     if (result.scores) result.scores = this.#scored(result.scores);
     return result;
   }
@@ -193,8 +229,9 @@ export class Trainer {
    * its trained weights, its mask, and as dOutput the gradient the loss on these tokens sends into
    * it, so run.steps walks the block forward and then backward.
    */
-  run(tokens, { layer = 0 } = {}) {
-    const result = this.#call('block', tokensOf(tokens, this.#messages), typeof layer === 'number' ? layer : NaN);
+  run(tokens, options) {
+    const layer = readKey(optionsArgument(options, 'options', this.#messages), 'layer', this.#messages) ?? 0;
+    const result = this.#call('block', tokensOf(tokens, this.#messages, this.#info.task), typeof layer === 'number' ? layer : NaN);
     const run = this.#decode(result);
     return new Run(run, { messages: this.#messages, owned: run.buffers });
   }

@@ -3,7 +3,7 @@
 
 /** The code of an error the engine raises: its message key's part before the first ".". */
 export type ErrorCode =
-  'bad_type' | 'bad_json' | 'unknown_key' | 'bad_size' | 'missing' | 'bad_value' | 'non_finite' | 'not_divisible' | 'heads_not_divisible' | 'bad_key_lengths' | 'bad_tensor_length' | 'memory_cap' | 'unknown_step' | 'released' | 'out_of_memory' | 'internal' | 'trainer' | 'unknown_task' | 'bad_option' | 'checkpoint' | 'bad_tokens' | 'lm';
+  'bad_type' | 'bad_json' | 'unknown_key' | 'bad_size' | 'missing' | 'bad_value' | 'bad_tensor' | 'non_finite' | 'not_divisible' | 'heads_not_divisible' | 'bad_key_lengths' | 'bad_tensor_length' | 'memory_cap' | 'unknown_step' | 'released' | 'out_of_memory' | 'internal' | 'trainer' | 'unknown_task' | 'bad_option' | 'training' | 'checkpoint' | 'bad_tokens' | 'lm';
 
 /** { key: { en, zh } } */
 export declare const MESSAGES: Readonly<Record<string, { readonly en: string; readonly zh: string }>>;

@@ -5,6 +5,7 @@
 // once on the page (the shared engine may already have it) and handed to the worker.
 import { compileEngine } from '../engine/engine.js';
 import { importTrainerService } from '../engine/assets.js';
+import { errorFrom } from './protocol.js';
 const START_TIMEOUT_MS = 20000;
 
 // On the page's thread a slice of training must leave room for the frame: a few milliseconds,
@@ -133,7 +134,7 @@ export class TrainerSession extends EventTarget {
     const waiting = message.id === undefined ? null : this.#requests.get(message.id);
     if (waiting) {
       this.#requests.delete(message.id);
-      if (message.type === 'error') waiting.reject(message.error);
+      if (message.type === 'error') waiting.reject(errorFrom(message.error, this.messages));  // an Error that says itself, not plain data
       else waiting.resolve(message);
       return;
     }
@@ -146,7 +147,7 @@ export class TrainerSession extends EventTarget {
     else this.#handle?.({ type: 'pause' });
     this.#worker = null;
     this.#handle = null;
-    for (const { reject } of this.#requests.values()) reject({ kind: 'internal', message: 'closed' });
+    for (const { reject } of this.#requests.values()) reject(errorFrom({ kind: 'internal', message: 'closed' }, this.messages));
     this.#requests.clear();
   }
 }

@@ -86,11 +86,24 @@ export function startService(post, { sliceMs = 40, scoresEvery = 1 } = {}) {
     initialView = null;
     let fromCheckpoint = false;
     trainer = initial;
+    let checkpointError = null;
     if (checkpoint) {
-      const response = await fetch(checkpoint.url, { credentials: 'same-origin' });
-      if (!response.ok) throw new MhaLoadError('load.http', { url: checkpoint.url, status: response.status });
-      trainer = engine.trainer({ checkpoint: new Uint8Array(await response.arrayBuffer()) });
-      fromCheckpoint = true;
+      try {
+        let response;
+        try {
+          response = await fetch(checkpoint.url, { credentials: 'same-origin' });
+        } catch (error) {
+          throw new MhaLoadError('load.checkpoint', { url: checkpoint.url, detail: String(error?.message ?? error) });
+        }
+        if (!response.ok) throw new MhaLoadError('load.checkpoint', { url: checkpoint.url, detail: `HTTP ${response.status}` });
+        trainer = engine.trainer({ checkpoint: new Uint8Array(await response.arrayBuffer()) });
+        fromCheckpoint = true;
+      } catch (error) {
+        // A checkpoint that is missing or damaged: the same model from step 0, and the reason said,
+        // so that Train, Reset and the options keep working.
+        checkpointError = { ...errorData(error), field: 'checkpoint' };
+        trainer = engine.trainer(options);
+      }
     } else {
       trainer = engine.trainer(options);
     }
@@ -99,7 +112,7 @@ export function startService(post, { sliceMs = 40, scoresEvery = 1 } = {}) {
     const read = probeFrom(probeText);
     probe = read.tokens;
     lastScores = null;
-    post(describe(fromCheckpoint, read.error));
+    post({ ...describe(fromCheckpoint, read.error), checkpointError });
   }
 
   async function loop() {

@@ -143,6 +143,11 @@ std::size_t row_length(const TrainerState& state, const std::vector<std::int32_t
 /// @brief Checks tokens [B, T] against the trainer (throws MhaError field "tokens"); returns B.
 std::size_t check_tokens(const TrainerState& state, const std::vector<std::int32_t>& tokens);
 
+/// @brief Checks a count of tokens before they are copied in: whole sequences of T, at most 512
+///        of them, and the memory a forward pass over them takes within the trainer's limit
+///        (the limit covers every call, not only the training batch). Returns B.
+std::size_t check_token_count(const TrainerState& state, double count);
+
 /// @brief The predicted target token per position. // [B, T]
 std::vector<std::int32_t> predict(const TrainerState& state, const std::vector<std::int32_t>& tokens);
 

@@ -11,10 +11,10 @@
 // attention (the `attention` property or `src="attention.json"`, logic/heatmap/attention-file.js).
 // Attributes: step, batch, head, only, pinned, scale, average, cell-size, label-length,
 // trained-href, lang. Fires `mha-select`.
-import { formatCount, formatValue } from '../../logic/format.js';
+import { formatBytes, formatCount, formatValue } from '../../logic/format.js';
 import { heatmapScaleKinds, heatmapScales, legendNumbers, rampColors } from '../../logic/heatmap/colors.js';
-import { averageOverHeads, heatmapPanels, keyLabels, maskedPath, panelGrid, panelsDrawn, canvasCellPixels } from '../../logic/heatmap/layout.js';
-import { parseAttention, readAttention } from '../../logic/heatmap/attention-file.js';
+import { averageOverHeads, keyLabels, maskedPath, panelGrid, panelPlan, panelFits, canvasCellPixels, MAX_AXIS, MAX_PANEL_CELLS } from '../../logic/heatmap/layout.js';
+import { MAX_ATTENTION_BYTES, parseAttention, readAttention } from '../../logic/heatmap/attention-file.js';
 import { parseTokens } from '../../logic/config-input.js';
 import { entryOf, isScoresSized, stepTitle } from '../../catalogue/steps.js';
 import { PageError } from '../../text/page-error.js';
@@ -65,6 +65,8 @@ canvas.cells { display: block; width: 100%; height: 100%; image-rendering: pixel
 `);
 
 let legendCount = 0;
+// Choices a batch or head picker lists; more get a number field.
+const MAX_OPTIONS = 64;
 
 export class MhaHeatmapElement extends RunElement {
   #run = null;
@@ -82,6 +84,8 @@ export class MhaHeatmapElement extends RunElement {
   #resizeQueued = false;
   #scales = []; // the colour scale of each panel on screen
   #attentionFrom = null; // 'property' or 'src'
+  #minExtent = 0;
+  #origin = null;
 
   constructor() { super(STYLES); }
 
@@ -176,6 +180,39 @@ export class MhaHeatmapElement extends RunElement {
   get labels() { return this.#tokens; }
   set labels(tokens) { this.#tokens = tokens; this.#labelsGiven = true; this.scheduleRender(); }
 
+  /**
+   * The least range of the scale relative to uniform, as the largest |w·n − 1| it spans (at least
+   * 1: weight 0 to twice uniform). Heatmaps given the same one share a scale, so that a head at
+   * step 0 beside the trained one is drawn as pale as its numbers are.
+   */
+  get minExtent() { return this.#minExtent; }
+  set minExtent(value) {
+    const extent = Number(value) > 0 ? Number(value) : 0;
+    if (extent === this.#minExtent) return;
+    this.#minExtent = extent;
+    this.scheduleRender();
+  }
+
+  /**
+   * Where the run's X and weights come from, for the note above the weights:
+   * { x: 'seeded' | 'model', weights: 'seeded' | 'pasted' | 'trained', layer, step } (layer and
+   * step of a trained model's block), or null: seeded X, and seeded weights while `seeded` is true.
+   */
+  get origin() { return this.#origin; }
+  set origin(value) {
+    const origin = value && typeof value === 'object' ? { ...value } : null;
+    if (JSON.stringify(origin) === JSON.stringify(this.#origin)) return;
+    this.#origin = origin;
+    this.scheduleRender();
+  }
+
+  // The origin drawn: the one given, else what `seeded` says (with weights not seeded, an
+  // author's own, over the engine's seeded X unless told otherwise).
+  #originNow() {
+    if (this.#origin) return this.#origin;
+    return this.seeded ? { x: 'seeded', weights: 'seeded' } : null;
+  }
+
   get stepId() {
     const id = this.getAttribute('step');
     return this.#steps().some((s) => s.id === id) ? id : 'weights';
@@ -263,19 +300,24 @@ export class MhaHeatmapElement extends RunElement {
     this.#attentionFrom = 'src';
     this.detachSource();
     let attention;
+    // A server that never finishes is given up on, with its name, rather than loading forever.
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), SRC_TIMEOUT_MS);
     try {
       let response;
       try {
-        response = await fetch(new URL(src, document.baseURI), { credentials: 'same-origin' });
+        response = await fetch(new URL(src, document.baseURI), { credentials: 'same-origin', signal: abort.signal });
       } catch (error) {
-        throw new PageError({ code: 'missing', field: 'src', key: 'attention.fetch', params: { src, detail: error.message } });
+        throw new PageError({ code: 'missing', field: 'src', key: 'attention.fetch', params: { src, detail: abort.signal.aborted ? `${SRC_TIMEOUT_MS / 1000} s` : error.message } });
       }
       if (!response.ok) throw new PageError({ code: 'missing', field: 'src', key: 'attention.fetch', params: { src, detail: `HTTP ${response.status}` } });
-      attention = parseAttention(await response.text(), { tokens: this.#givenTokens() });
+      attention = parseAttention(await boundedText(response, abort, src), { tokens: this.#givenTokens() });
     } catch (error) {
+      clearTimeout(timer);
       if (ticket === this.#loadTicket) this.#refuse(error, src);
       return;
     }
+    clearTimeout(timer);
     if (ticket === this.#loadTicket) this.#show(attention);
   }
 
@@ -291,6 +333,12 @@ export class MhaHeatmapElement extends RunElement {
   // Masked cells of the step drawn (masked scores and weights), by index into what is drawn.
   #maskedAt(step, averaged) {
     const masked = this.#run?.steps.find((s) => s.id === 'masked');
+    if (!masked && step.id === 'weights' && this.#run?.summary.mask === 'causal' && !this.#run.summary.cross) {
+      // Weights without the scores they came from (a trained model's heads): a causal mask hides
+      // every key after its query, which each query's uniform weight 1/n must leave out.
+      const [, , Tq, Tk] = step.shape;
+      return (i) => i % Tk > Math.floor(i / Tk) % Tq;
+    }
     if (!masked || !masked.changesValues || (step.id !== 'masked' && step.id !== 'weights')) return null;
     if (!averaged) return (i) => masked.data[i] === -Infinity;
     // The mask is the same for every head: cell i of batch row b's mean is head 0's.
@@ -319,11 +367,9 @@ export class MhaHeatmapElement extends RunElement {
     const step = this.#steps().find((s) => s.id === this.stepId);
     const averaged = this.#averaged(step);
     const shown = averaged ?? step;
-    const all = heatmapPanels(shown, averaged ? 1 : this.#summary().Hkv);
-    const cells = shown.shape[2] * shown.shape[3];
     const { batch, head } = this.selected;
-    const panels = panelsDrawn(all, { batch, head, only: this.hasAttribute('only'), averaged: Boolean(averaged), cells });
-    return { step, averaged, shown, all, panels };
+    const { panels, total } = panelPlan(shown.shape, averaged ? 1 : this.#summary().Hkv, { batch, head, only: this.hasAttribute('only'), averaged: Boolean(averaged) });
+    return { step, averaged, shown, total, panels };
   }
 
   #select(b, h, { focus = false } = {}) {
@@ -352,8 +398,15 @@ export class MhaHeatmapElement extends RunElement {
       this.shadowRoot.replaceChildren(el('p', { class: 'note' }, t('hm.noSteps')));
       return;
     }
-    const { step, averaged, shown, all, panels } = this.#plan();
+    const { step, averaged, shown, total, panels } = this.#plan();
     const summary = this.#summary();
+    if (!panelFits(shown.shape[2], shown.shape[3])) {
+      // One head too big to draw in a frame: its sizes instead of a page blocked for seconds.
+      this.#built = null;
+      this.shadowRoot.replaceChildren(el('p', { class: 'note too-large' }, t('hm.tooLarge', { rows: formatCount(shown.shape[2]), cols: formatCount(shown.shape[3]),
+        max: formatCount(MAX_PANEL_CELLS), axis: formatCount(MAX_AXIS) })));
+      return;
+    }
     const labels = this.#labels();
     const kind = this.scaleShown;
     const maskedAt = this.#maskedAt(step, Boolean(averaged));
@@ -363,7 +416,7 @@ export class MhaHeatmapElement extends RunElement {
     // repaints the numbers: no new elements, so no style or layout work for the whole heatmap.
     const key = JSON.stringify([lang, step.id, shown.shape, summary.Hkv, panels.map((p) => `${p.b}.${p.h}`), labels, Boolean(maskedAt), kind,
       Boolean(averaged), this.#layoutKey(layout), this.hasAttribute('pinned'), this.#batch, this.#head, this.#steps().map((s) => s.id),
-      this.seeded, this.getAttribute('trained-href'), this.#attention?.title ?? null]);
+      this.seeded, this.#originNow(), this.getAttribute('trained-href'), this.#attention?.title ?? null]);
     if (this.#built?.key === key && this.shadowRoot.contains(this.#built.section)) {
       this.#repaint();
       return;
@@ -401,9 +454,11 @@ export class MhaHeatmapElement extends RunElement {
     const notes = el('div', { class: 'notes' },
       this.#attention?.title ? el('p', { class: 'attention-title' }, this.#attention.title) : null,
       this.#attention?.source ? el('p', { class: 'note attention-source' }, this.#attention.source) : null,
-      this.seeded && !this.#attention && step.op === 'softmax' ? this.#seededNote(t) : null,
-      averaged ? el('p', { class: 'note average-note' }, t('hm.averageNote', { H: summary.H })) : null);
-    const picker = panels.length < all.length ? this.#picker(t, summary, Boolean(averaged), panels.length, all.length) : null;
+      !this.#attention && step.op === 'softmax' ? this.#originNote(t) : null,
+      averaged ? el('p', { class: 'note average-note' }, t('hm.averageNote', { H: summary.H })) : null,
+      legend.floorNote);
+    // `only` draws the one panel its author chose (a head's card): nothing to pick, nothing left out.
+    const picker = panels.length < total && !this.hasAttribute('only') ? this.#picker(t, summary, Boolean(averaged), panels.length, total) : null;
 
     const readout = el('p', { class: 'readout', 'aria-live': 'polite', 'data-control': '' }, t('hm.hint'));
     const tip = el('div', { class: 'tip', hidden: true });
@@ -421,13 +476,17 @@ export class MhaHeatmapElement extends RunElement {
     const group = averaged ? 1 : summary.H / Hkv;
     const pictures = [];
     const view = () => this.#view;
-    for (let b = 0; b < summary.B; b++) {
-      const inBatch = panels.filter((p) => p.b === b);
-      if (inBatch.length === 0) continue;
+    // The drawn panels by batch row, then K/V head: loops over what is drawn, never over B or Hkv.
+    const byBatch = new Map();
+    for (const panel of panels) {
+      if (!byBatch.has(panel.b)) byBatch.set(panel.b, new Map());
+      const kvs = byBatch.get(panel.b);
+      if (!kvs.has(panel.kvHead)) kvs.set(panel.kvHead, []);
+      kvs.get(panel.kvHead).push(panel);
+    }
+    for (const [b, kvs] of byBatch) {
       const groups = el('div', { class: 'groups' });
-      for (let kv = 0; kv < Hkv; kv++) {
-        const members = inBatch.filter((p) => p.kvHead === kv);
-        if (members.length === 0) continue;
+      for (const [kv, members] of kvs) {
         const shared = group > 1;
         const sharedText = shared ? t('hm.shared', { kv, heads: members.map((p) => p.h).join(', ') }) : null;
         const box = el('div', { class: shared ? 'group shared' : 'group', role: shared ? 'group' : null, 'aria-label': sharedText });
@@ -465,7 +524,7 @@ export class MhaHeatmapElement extends RunElement {
     const { step, kind, maskedAt, hasMask, t } = this.#view;
     const { geometry, pictures, legend, table, readout, tip } = this.#built;
     const masked = hasMask ? maskedAt : null;
-    const scales = heatmapScales(step, pictures.map((picture) => picture.panel), kind, masked);
+    const scales = heatmapScales(step, pictures.map((picture) => picture.panel), kind, masked, { minExtent: this.#minExtent });
     const gap = canvasCellPixels(geometry) === 1 ? 0 : 1;
     pictures.forEach((picture, k) => {
       paintCells(picture.canvas, step.data, picture.panel, geometry, scales[k], masked);
@@ -492,14 +551,20 @@ export class MhaHeatmapElement extends RunElement {
     const id = `legend-${++legendCount}`;
     const gradient = svg('linearGradient', { id });
     const tick = svg('line', { y1: 0, y2: 14, stroke: '#1d1f24', 'stroke-width': 1.2, visibility: 'hidden' });
+    // Relative to uniform: the part of the scale this view's weights reach, outlined.
+    const reached = svg('rect', { class: 'reached', y: 0.75, height: 12.5, fill: 'none', stroke: '#1d1f24', 'stroke-width': 1.5, 'vector-effect': 'non-scaling-stroke', visibility: 'hidden' });
     const bar = svg('svg', { class: 'ramp', viewBox: '0 0 100 14', role: 'img', preserveAspectRatio: 'none' },
-      svg('defs', {}, gradient), svg('rect', { width: 100, height: 14, fill: `url(#${id})` }), tick);
+      svg('defs', {}, gradient), svg('rect', { width: 100, height: 14, fill: `url(#${id})` }), reached, tick);
     const low = el('span', { class: 'mono', 'data-legend': 'min' });
     const middle = el('span', { class: 'mono', 'data-legend': 'mid' });
     const high = el('span', { class: 'mono', 'data-legend': 'max' });
     const note = el('span', { class: 'legend-note', 'data-legend': 'note' });
+    const reachedText = el('span', { class: 'legend-reached', 'data-legend': 'reached' });
+    // Why near-uniform weights look pale: shown when the scale's minimum range, not the weights, set it.
+    // (A control-less heatmap, such as a trainer's head card, leaves it to its page to say once.)
+    const floorNote = el('p', { class: 'note floor-note', hidden: true, 'data-control': '' });
     const element = el('div', { class: 'legend' },
-      el('span', { class: 'ramp-box' }, bar, el('span', { class: 'numbers' }, low, middle, high)), note,
+      el('span', { class: 'ramp-box' }, bar, el('span', { class: 'numbers' }, low, middle, high)), reachedText, note,
       hasMask ? el('span', { class: 'swatch' }, svg('svg', { viewBox: '0 0 14 14', width: 14, height: 14, 'aria-hidden': 'true' }, hatchDefs('legend-hatch'), svg('rect', { width: 14, height: 14, fill: 'url(#legend-hatch)' })), ` ${t(step.id === 'weights' ? 'hm.maskedZero' : 'hm.maskedInf')}`) : null);
     // The part of the ramp the values reach, with a tick where uniform (or 0) is.
     const fill = (scale) => {
@@ -512,9 +577,31 @@ export class MhaHeatmapElement extends RunElement {
       middle.textContent = numbers.numbers[1] ?? '';
       high.textContent = numbers.numbers[2];
       note.textContent = numbers.note ?? '';
-      bar.setAttribute('aria-label', `${t('hm.range')} ${numbers.numbers.filter((n) => n !== null).join(' … ')}${numbers.note ? ` (${numbers.note})` : ''}`);
+      reached.setAttribute('visibility', numbers.reached ? 'visible' : 'hidden');
+      if (numbers.reached) {
+        reached.setAttribute('x', numbers.reached.from * 100);
+        reached.setAttribute('width', Math.max(0.8, (numbers.reached.to - numbers.reached.from) * 100));
+      }
+      reachedText.textContent = numbers.reached ? t('hm.reached', { range: numbers.reachedText }) : '';
+      floorNote.hidden = !scale.floored;
+      floorNote.textContent = scale.floored ? t('hm.floor', { range: numbers.reachedText, top: numbers.numbers[2] }) : '';
+      const reachedLabel = numbers.reached ? `; ${t('hm.reached', { range: numbers.reachedText })}` : '';
+      bar.setAttribute('aria-label', `${t('hm.range')} ${numbers.numbers.filter((n) => n !== null).join(' … ')}${reachedLabel}${numbers.note ? ` (${numbers.note})` : ''}`);
     };
-    return { element, fill };
+    return { element, fill, floorNote };
+  }
+
+  // What is true of this run's X and weights: both seeded (random, near-uniform attention), real
+  // weights over seeded X, or a trained model's block over its own input.
+  #originNote(t) {
+    const origin = this.#originNow();
+    if (!origin) return null;
+    if (origin.weights === 'trained') {
+      const key = origin.step === 0 ? 'hm.origin.trainedStart' : 'hm.origin.trained';
+      return el('p', { class: 'note origin-note', 'data-origin': 'trained' }, t(key, { layer: origin.layer ?? 0, step: origin.step ?? 0 }));
+    }
+    if (origin.weights === 'pasted') return el('p', { class: 'note origin-note', 'data-origin': 'pasted' }, t('hm.origin.pasted'));
+    return this.#seededNote(t);
   }
 
   #seededNote(t) {
@@ -532,14 +619,16 @@ export class MhaHeatmapElement extends RunElement {
       target.scrollIntoView({ block: 'start' });
       target.focus?.({ preventScroll: true });
     });
-    return el('p', { class: 'note seeded-note' }, t('hm.seeded'), link ? ' ' : null, link);
+    return el('p', { class: 'note seeded-note origin-note', 'data-origin': 'seeded' }, t('hm.seeded'), link ? ' ' : null, link);
   }
 
   #picker(t, summary, averaged, shown, total) {
-    const batch = el('select', { class: 'pick-batch', 'aria-label': t('hm.pickBatch') },
-      Array.from({ length: summary.B }, (_, b) => el('option', { value: b, selected: b === this.#batch }, `b = ${b}`)));
-    const head = el('select', { class: 'pick-head', 'aria-label': t('hm.pickHead') },
-      Array.from({ length: summary.H }, (_, h) => el('option', { value: h, selected: h === this.#head }, t('hm.head', { h }))));
+    // A list of up to MAX_OPTIONS choices, else a number field: 65,536 heads are not 65,536 options.
+    const choose = (className, label, count, selected, text) => (count <= MAX_OPTIONS
+      ? el('select', { class: className, 'aria-label': label }, Array.from({ length: count }, (_, i) => el('option', { value: i, selected: i === selected }, text(i))))
+      : el('input', { class: className, 'aria-label': label, type: 'number', min: 0, max: count - 1, step: 1, value: selected, inputmode: 'numeric' }));
+    const batch = choose('pick-batch', t('hm.pickBatch'), summary.B, this.#batch, (b) => `b = ${b}`);
+    const head = choose('pick-head', t('hm.pickHead'), summary.H, this.#head, (h) => t('hm.head', { h }));
     batch.addEventListener('change', () => this.#select(Number(batch.value), this.#head));
     head.addEventListener('change', () => this.#select(this.#batch, Number(head.value)));
     return el('div', { class: 'picker' }, el('p', { class: 'note' }, t('hm.partial', { n: shown, m: total })),
@@ -552,7 +641,7 @@ export class MhaHeatmapElement extends RunElement {
   // keeps a closed table of 16 K cells at T=128 from costing every run.
   #table(t, step, averaged) {
     const { labels } = this.#view;
-    const panel = heatmapPanels(step, 1).find((p) => p.b === this.#batch && (averaged || p.h === this.#head));
+    const panel = panelPlan(step.shape, 1, { batch: this.#batch, head: this.#head, only: true, averaged }).panels[0];
     const tbody = el('tbody', {});
     const which = averaged ? t('hm.mean', { H: this.#summary().H }) : t('hm.head', { h: panel.h });
     const table = el('table', {},
@@ -612,6 +701,46 @@ export class MhaHeatmapElement extends RunElement {
     if (!blob) throw new Error('no image');
     return blob;
   }
+}
+
+// How long a src file may take to arrive.
+const SRC_TIMEOUT_MS = 30_000;
+
+// A response's text, refused as soon as it passes MAX_ATTENTION_BYTES (by its Content-Length, or
+// while it streams): a 200 MB file is not read whole to be told it is too large.
+async function boundedText(response, abort, src) {
+  const tooLarge = (size) => new PageError({ code: 'tooLarge', field: 'src', key: 'import.error.tooLarge', params: { size: formatBytes(size), max: formatBytes(MAX_ATTENTION_BYTES) } });
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > MAX_ATTENTION_BYTES) {
+    abort.abort();
+    throw tooLarge(declared);
+  }
+  if (!response.body?.getReader) return response.text();
+  const reader = response.body.getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    let part;
+    try {
+      part = await reader.read();
+    } catch (error) {
+      throw new PageError({ code: 'missing', field: 'src', key: 'attention.fetch', params: { src, detail: abort.signal.aborted ? `${SRC_TIMEOUT_MS / 1000} s` : error.message } });
+    }
+    if (part.done) break;
+    size += part.value.byteLength;
+    if (size > MAX_ATTENTION_BYTES) {
+      abort.abort();
+      throw tooLarge(size);
+    }
+    chunks.push(part.value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
 }
 
 function safeProtocol(url) {

@@ -5,7 +5,7 @@
 // of both passes for this config and as a curve over T. Incremental (KV-cache decoding, causal
 // self-attention): token by token, the cache growing, one new row of attention per step, the
 // cache's bytes measured from its snapshot beside the formula, and MHA/GQA/MQA side by side.
-import { viridis } from '../../logic/heatmap/colors.js';
+import { diverging, heatmapScales, legendNumbers, rampColors } from '../../logic/heatmap/colors.js';
 import { formatBytes, formatCount, formatValue } from '../../logic/format.js';
 import { el, svg } from '../base/dom.js';
 import { sheet } from '../base/styles.js';
@@ -32,7 +32,23 @@ export const ALGORITHMS_STYLES = sheet(`
 .algorithms figcaption { font-size: 0.85em; max-width: 22em; }
 .algorithms caption { text-align: left; font-size: 0.9em; padding-bottom: 0.2em; }
 .algorithms tr.current th { color: var(--accent); }
+.algorithms .alg-legend { max-width: 26em; display: flex; flex-wrap: wrap; align-items: center; gap: 0.2em 0.5em; font-size: 0.8em; margin: 0.3em 0; }
+.algorithms .alg-legend svg { width: 8em; height: 0.9em; }
+.algorithms .alg-legend .ends { display: inline-flex; gap: 0.6em; font-family: var(--mono, monospace); }
 `);
+
+let legendCount = 0;
+
+// A ramp with its numbers under a map of the panel: `colors` left to right, `numbers` its ends (and
+// middle), `note` what they mean.
+function rampLegend(colors, numbers, note) {
+  const id = `alg-ramp-${++legendCount}`;
+  return el('div', { class: 'alg-legend' },
+    svg('svg', { viewBox: '0 0 100 10', preserveAspectRatio: 'none', 'aria-hidden': 'true' },
+      svg('defs', {}, svg('linearGradient', { id }, colors.map((color, i) => svg('stop', { offset: i / (colors.length - 1), 'stop-color': color })))),
+      svg('rect', { width: 100, height: 10, fill: `url(#${id})` })),
+    el('span', { class: 'ends' }, numbers.filter((n) => n !== null).join(' … ')), note ? el('span', {}, note) : null);
+}
 
 const CELL_MAX = 36;
 // At most this many tiles along a side (a block is at least T/48), and decoding drawn up to this T:
@@ -108,6 +124,9 @@ export class AlgorithmsPanel {
 
   /** Shows the algorithms for `run` (the run on screen), for the batch row and head picked. */
   show(run, { batch = 0, head = 0 } = {}) {
+    // The same run for the same (batch, head) — new labels for its tokens, which this panel does
+    // not show — is already on screen (at T = 128 drawing it runs a tiled pass, ~0.4 s).
+    if (run === this.#run && this.#body.childElementCount > 0 && batch === this.#slice.batch && head === this.#slice.head) return;
     const sizesChanged = !this.#run || JSON.stringify(this.#run.summary) !== JSON.stringify(run.summary);
     this.#run = run;
     this.#slice = { batch: Math.min(batch, run.summary.B - 1), head: Math.min(head, run.summary.H - 1) };
@@ -118,6 +137,28 @@ export class AlgorithmsPanel {
       this.#block = defaultBlocks(run.summary);
     }
     this.#draw();
+  }
+
+  // The tiled run of this run's config and blocks, run once: stepping through tiles, switching
+  // mode and back, or another batch row reuse it (the one before is released).
+  #tiledCache = null; // { of (the naive run), block, run }
+  #tiledRun(engine, config) {
+    const cached = this.#tiledCache;
+    if (cached && cached.of === this.#run && cached.block.blockQ === this.#block.blockQ && cached.block.blockK === this.#block.blockK) return cached.run;
+    const run = engine.run(config);
+    cached?.run.release?.();
+    this.#tiledCache = { of: this.#run, block: { ...this.#block }, run };
+    return run;
+  }
+
+  // One tile's rows of m and ℓ, read once per tile of the cached run (a lazy run recomputes them).
+  #tileValues(run, tile, batch, head) {
+    const cache = this.#tiledCache;
+    const key = `${tile.i} ${tile.j} ${batch} ${head}`;
+    if (cache?.run !== run) return run.tile(tile.i, tile.j, { batch, head });
+    cache.tiles ??= new Map();
+    if (!cache.tiles.has(key)) cache.tiles.set(key, run.tile(tile.i, tile.j, { batch, head }));
+    return cache.tiles.get(key);
   }
 
   // Play: one tile (or one decoding step) every 0.7 s to the end; any other button stops it.
@@ -175,14 +216,14 @@ export class AlgorithmsPanel {
     const config = { ...this.#config(), algorithm: 'tiled', ...this.#block, snapshots: 'lazy' };
     let run;
     try {
-      run = engine.run(config);
+      run = this.#tiledRun(engine, config);
     } catch (error) {
       return [el('p', { class: 'error', role: 'alert' }, error.messageIn?.(this.#lang) ?? error.message)];
     }
     const tiles = run.tiles({ batch });
     this.#tile = Math.min(this.#tile, tiles.length - 1);
     const now = tiles[this.#tile];
-    const values = run.tile(now.i, now.j, { batch, head });
+    const values = this.#tileValues(run, now, batch, head);
     const counts = run.summary.tiles;
 
     const number = (name, max) => {
@@ -282,14 +323,24 @@ export class AlgorithmsPanel {
     }
     const row = (name, parts) => el('tr', { 'data-algorithm': name }, el('th', {}, t(`alg.mode.${name}`)),
       el('td', {}, bytesText(parts.scores)), el('td', {}, bytesText(parts.working)), el('td', {}, bytesText(parts.total)));
+    // First a size where tiling matters (this config if it saves much here, else T = 4,096 with
+    // the same B, C and H); then this config's own numbers, and why a small T can cost more.
+    const { T } = this.#run.summary;
+    const saves = (point) => point.naive.total / point.tiled.total;
+    const lead = saves(model) >= 4 ? null : curve.find((point) => point.T === 4096) ?? curve.at(-1);
+    const crossover = curve.find((point) => point.T > T && point.tiled.total < point.naive.total);
     return [
       el('h3', {}, t('alg.memoryTitle')),
+      lead && lead.T > T ? el('p', { class: 'alg-memory-lead' }, t('alg.memoryLead', { T: formatCount(lead.T), naive: bytesText(lead.naive.total), tiled: bytesText(lead.tiled.total), ratio: saves(lead) >= 10 ? formatCount(Math.round(saves(lead))) : saves(lead).toFixed(1) })) : null,
       el('p', {}, t('alg.memoryIntro', { bytes: bytesText(model.scoreMatrixBytes) })),
       el('div', { class: 'table-wrap' }, el('table', { class: 'alg-memory' },
+        el('caption', {}, t('alg.memoryCaption', { T })),
         el('tr', {}, el('th', {}, ''), el('th', {}, t('alg.scoresHeld')), el('th', {}, t('alg.working')), el('th', {}, t('alg.total'))),
         row('naive', model.naive), row('tiled', model.tiled))),
+      model.tiled.total >= model.naive.total ? el('p', { class: 'note alg-memory-small' }, t('alg.memorySmall', {
+        T, extra: bytesText(model.tiled.total - model.naive.total), scores: bytesText(model.naive.scores), from: crossover ? formatCount(crossover.T) : '–' })) : null,
       this.#curve(curve),
-    ];
+    ].filter(Boolean);
   }
 
   #curve(points) {
@@ -395,22 +446,49 @@ export class AlgorithmsPanel {
     ].filter(Boolean);
   }
 
-  // The causal weights of one (batch, head), a row added per decoding step (the rows to come empty).
+  // The causal weights of one (batch, head), a row added per decoding step (the rows to come empty),
+  // on the heatmaps' default scale (relative to each row's uniform weight 1/(t + 1), hatched where
+  // a key comes after its query), with query and key positions along its sides and its legend.
   #decodeGrid(run, step, summary) {
+    const t = this.#t;
     const { T, H } = summary;
     const { batch, head } = this.#slice;
     const cell = Math.max(2, Math.min(CELL_MAX, Math.floor(GRID_MAX / T)));
-    const cells = [];
+    // The rows so far as one [T, T] map: computed rows in place, the rest left out like masked keys.
+    const data = new Float32Array(T * T);
     for (let r = 0; r <= step; r++) {
       const weights = run.step('decode_weights', { t: r });
-      const row = weights.data.subarray((batch * H + head) * (r + 1), (batch * H + head + 1) * (r + 1));
-      row.forEach((w, k) => cells.push(svg('rect', { x: k * cell, y: r * cell, width: cell, height: cell, fill: viridis(w), 'data-cell': `${r},${k}` })));
+      data.set(weights.data.subarray((batch * H + head) * (r + 1), (batch * H + head + 1) * (r + 1)), r * T);
     }
-    const now = svg('rect', { x: 0, y: step * cell, width: (step + 1) * cell, height: cell, fill: 'none', stroke: 'var(--accent)', 'stroke-width': 2 });
-    return el('figure', {},
-      svgWith('svg', { class: 'grid', viewBox: `-1 -1 ${T * cell + 2} ${T * cell + 2}`, width: T * cell + 2, height: T * cell + 2, role: 'img', 'aria-label': this.#t('alg.decodeLabel', { t: step }) },
-        [svg('rect', { class: 'gridline', x: 0, y: 0, width: T * cell, height: T * cell }), ...cells, now]),
-      el('figcaption', {}, this.#t('alg.decodeCaption')));
+    const hidden = (i) => i % T > Math.floor(i / T) || Math.floor(i / T) > step;
+    const panel = { offset: 0, rows: T, cols: T };
+    const [scale] = heatmapScales({ op: 'softmax', id: 'weights', data }, [panel], 'uniform', hidden);
+    const numbers = legendNumbers(scale, { id: 'weights' }, t);
+    const font = Math.max(7, Math.min(11, cell * 0.6));
+    const every = Math.max(1, Math.ceil((font + 1) / cell));
+    const margin = Math.ceil(font * 2.2);
+    const cells = [];
+    for (let r = 0; r <= step; r++) {
+      for (let k = 0; k < T; k++) {
+        const masked = k > r;
+        cells.push(svg('rect', { x: margin + k * cell, y: margin + r * cell, width: cell, height: cell, fill: masked ? 'url(#alg-decode-hatch)' : scale.color(data[r * T + k], r),
+          'data-cell': `${r},${k}`, ...(masked ? { 'data-masked': '' } : {}) }));
+      }
+    }
+    const labels = [];
+    for (let i = 0; i < T; i += every) {
+      labels.push(svg('text', { x: margin - 3, y: margin + (i + 0.5) * cell + font * 0.35, 'font-size': font, 'text-anchor': 'end', fill: 'currentColor', class: 'query-label' }, String(i)));
+      labels.push(svg('text', { x: margin + (i + 0.5) * cell, y: margin - 3, 'font-size': font, 'text-anchor': 'middle', fill: 'currentColor', class: 'key-label' }, String(i)));
+    }
+    const now = svg('rect', { x: margin, y: margin + step * cell, width: (step + 1) * cell, height: cell, fill: 'none', stroke: 'var(--accent)', 'stroke-width': 2 });
+    const size = margin + T * cell + 2;
+    return el('figure', { class: 'decode-map' },
+      svgWith('svg', { class: 'grid', viewBox: `-1 -1 ${size} ${size}`, width: size, height: size, role: 'img', 'aria-label': t('alg.decodeLabel', { t: step }) },
+        [svg('defs', {}, svg('pattern', { id: 'alg-decode-hatch', width: 4, height: 4, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
+          svg('line', { x1: 0, y1: 0, x2: 0, y2: 4, stroke: 'currentColor', 'stroke-width': 1, opacity: 0.45 }))),
+        svg('rect', { class: 'gridline', x: margin, y: margin, width: T * cell, height: T * cell }), ...labels, ...cells, now]),
+      rampLegend(rampColors(scale.ramp, 11, numbers.from, numbers.to), numbers.numbers, `${t('hm.reached', { range: numbers.reachedText })} · ${t('alg.decodeScale')}`),
+      el('figcaption', {}, t('alg.decodeCaption')));
   }
 
   // The K cache of one K/V head at this step: one row per token so far, D values each.
@@ -435,6 +513,8 @@ export class AlgorithmsPanel {
     return el('figure', {},
       svgWith('svg', { class: 'grid', viewBox: `-1 -1 ${D * cell + 2} ${T * cell + 2}`, width: D * cell + 2, height: T * cell + 2, role: 'img', 'aria-label': this.#t('alg.cacheLabel', { tokens, D }) },
         [svg('rect', { class: 'gridline', x: 0, y: 0, width: D * cell, height: T * cell }), ...cells, now]),
+      rampLegend([-1, -0.5, 0, 0.5, 1].map((v) => (v < 0 ? `rgba(0,114,178,${-v})` : `rgba(230,159,0,${v})`)),
+        [formatValue(-extent, 3), '0', formatValue(extent, 3)], this.#t('alg.cacheScale')),
       el('figcaption', {}, this.#t('alg.cacheCaption', { h: kvHead, tokens, D })));
   }
 }

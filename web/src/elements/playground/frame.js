@@ -4,7 +4,7 @@ import { el } from '../base/dom.js';
 import { sheet } from '../base/styles.js';
 
 export const FRAME_STYLES = sheet(`
-section.block { margin: 1.2em 0; padding: 0.8em 1em; background: var(--panel); border-radius: 10px; }
+section.block { margin: 1.2em 0; padding: 0.8em 1em; background: var(--panel); border-radius: 10px; scroll-margin-top: var(--mha-scroll-margin, 0.5em); }
 /* The panels below the heatmaps are not styled, laid out or painted while off screen (they stay
    in the accessibility tree and in find-in-page): a changed control then costs what is on screen,
    not the whole page. auto remembers each section's last size for the scrollbar. Not on the

@@ -10,6 +10,7 @@ import { el, svg } from '../base/dom.js';
 import { sheet } from '../base/styles.js';
 import { block } from './frame.js';
 import { scalingCard } from './scaling-card.js';
+import { headsMixCard } from './heads-mix-card.js';
 
 export const LESSONS_STYLES = sheet(`
 .formula-line { overflow-x: auto; }
@@ -21,6 +22,10 @@ export const LESSONS_STYLES = sheet(`
 .slider-row { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5em; }
 .slider-row input[type="range"] { flex: 1 1 10em; min-height: 2em; }
 .scaling-rows { width: 100%; max-width: 30em; height: auto; display: block; }
+.mix-table tr.sum th, .mix-table tr.sum td { border-top: 2px solid var(--line); font-weight: 600; }
+.mix-table tr.zeroed th { text-decoration: line-through; }
+.mix-table th { white-space: nowrap; }
+.table-wrap { overflow-x: auto; max-width: 100%; }
 `);
 
 export class LessonsPanel {
@@ -30,6 +35,8 @@ export class LessonsPanel {
   #cards = el('div', { class: 'cards' });
   #shown = null;
   #scaling = null;
+  #mix = null;
+  #run = null; // the run on the cards
 
   /**
    * `summaryOf(config)`: the summary of an engine run of `config`; `runOf(config)`: the run
@@ -42,7 +49,14 @@ export class LessonsPanel {
     this.section = block('lessons', t('lessons.title'), this.#cards);
   }
 
-  show(run) {
+  /** `tokens`: the run's token labels; `seeded`: its weights are the engine's seeded ones. */
+  show(run, { tokens = [], seeded = true } = {}) {
+    // The same run with new words for its tokens: only the labels change (its numbers are the same).
+    if (run === this.#run && this.#mix) {
+      this.#mix.relabel(tokens);
+      return;
+    }
+    this.#run = run;
     const s = run.summary;
     // The cards read sizes and options (the summary): a new seed keeps them, and only the
     // scaling card's numbers of this run change.
@@ -50,9 +64,11 @@ export class LessonsPanel {
     if (this.#shown !== key) {
       this.#shown = key;
       this.#scaling = scalingCard({ t: this.#t, runOf: this.#runOf, summary: s });
-      this.#cards.replaceChildren(this.#scaling.element, this.#parameters(s), this.#growth(s), this.#kvCache(s));
+      this.#mix = headsMixCard({ t: this.#t });
+      this.#cards.replaceChildren(this.#scaling.element, this.#mix.element, this.#parameters(s), this.#growth(s), this.#kvCache(s));
     }
     this.#scaling.show(run);
+    this.#mix.show(run, { tokens, seeded });
   }
 
   // Parameters: the same for every H that divides C, because D shrinks as H grows.

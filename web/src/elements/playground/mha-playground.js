@@ -174,6 +174,37 @@ export class MhaPlaygroundElement extends ElementBase {
     walkthrough.focusStep();
   }
 
+  /**
+   * The chapters in page order: [{ id ('shapes', 'walkthrough', …), title, section }], one per
+   * titled section shown (the docs page builds its table of contents from them).
+   */
+  get chapters() {
+    if (!this.#panels) return [];
+    return [...this.#root.children].filter((node) => node.matches('section.block') && !node.hidden).map((section) => ({
+      id: [...section.classList].find((name) => name !== 'block' && name !== 'stale'),
+      title: section.querySelector(':scope > h2')?.textContent ?? '',
+      section,
+    }));
+  }
+
+  /** Scrolls chapter `id` into view and moves focus to its heading; false if there is none. */
+  goTo(id) {
+    const chapter = this.chapters.find((c) => c.id === id);
+    if (!chapter) return false;
+    const heading = chapter.section.querySelector(':scope > h2');
+    heading.setAttribute('tabindex', '-1');
+    chapter.section.scrollIntoView({ block: 'start' });
+    heading.focus({ preventScroll: true });
+    return true;
+  }
+
+  /** Shows step `id` in the walkthrough and goes there; false if the run has no such step. */
+  goToStep(id) {
+    if (!this.#run?.steps.some((step) => step.id === id)) return false;
+    this.#goToStep(id);
+    return true;
+  }
+
   get #lang() { return langOf(this); }
 
   // The state holds the text as written; bias is read now, as the one config reader reads it.
@@ -202,7 +233,7 @@ export class MhaPlaygroundElement extends ElementBase {
     const exports = new ExportPanel({ t, lang, embedBase: () => this.getAttribute('embed-base') ?? new URL('./', document.baseURI).href,
       view: () => ({ state: this.#state, config: engineConfig(this.#state, lang), tokens: this.#runTokens, run: this.#run }) });
 
-    const walkthrough = el('mha-walkthrough', { lang });
+    const walkthrough = el('mha-walkthrough', { lang, 'step-links': this.hasAttribute('step-links') ? '' : null });
     const heatmap = el('mha-heatmap', { lang, step: this.#state.view, batch: this.#state.batch, head: this.#state.head,
       'trained-href': this.getAttribute('trained-href') ?? '#trained' });
     const shapes = el('mha-shapes', { lang });
@@ -353,6 +384,7 @@ export class MhaPlaygroundElement extends ElementBase {
     if (this.#state.scale) heatmap.setAttribute('scale', this.#state.scale); else heatmap.removeAttribute('scale');
     heatmap.toggleAttribute('average', parseBias(this.#state.average) === true);
     heatmap.seeded = !this.#weights;
+    heatmap.origin = { x: 'seeded', weights: this.#weights ? 'pasted' : 'seeded' }; // the trained block sets its own
     heatmap.labels = this.#runTokens;
     heatmap.run = run;
     if (this.#panels.block.active) this.#panels.block.apply({ walkthrough, heatmap, shapes }); // the trained block instead
@@ -371,17 +403,31 @@ export class MhaPlaygroundElement extends ElementBase {
   // screen, with content-visibility: auto) are drawn once, for the run the reader stops at.
   #updatePanels() {
     const ticket = ++this.#deferred;
-    const update = () => {
+    // One task per panel, so that no single task holds them all (at T = 128 together they took
+    // over a second): the reader's next keystroke is handled between two panels, and a newer run
+    // drops the rest. Each panel's time is a performance measure ("mha-panel lessons", …).
+    const { lessons, torch, algorithms, mistakes, quiz } = this.#panels;
+    const jobs = [
+      ['algorithms', () => algorithms.show(this.#run, { batch: Number(this.#state.batch) || 0, head: Number(this.#state.head) || 0 })],
+      ['lessons', () => lessons.show(this.#run, { tokens: this.#runTokens, seeded: !this.#weights })],
+      ['torch', () => torch.show(this.#run, Boolean(this.#weights))],
+      ['mistakes', () => mistakes.show(this.#run, this.#runTokens)],
+      ['quiz', () => quiz.show(this.#run)],
+    ];
+    const later = (fn) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(fn, { timeout: 2000 }) : setTimeout(fn, 0));
+    const next = () => {
       if (ticket !== this.#deferred || !this.#run) return;
-      const { lessons, torch, algorithms, mistakes, quiz } = this.#panels;
-      algorithms.show(this.#run, { batch: Number(this.#state.batch) || 0, head: Number(this.#state.head) || 0 });
-      lessons.show(this.#run);
-      torch.show(this.#run, Boolean(this.#weights));
-      mistakes.show(this.#run, this.#runTokens);
-      quiz.show(this.#run);
-      this.dispatchEvent(new CustomEvent('mha-panels', { detail: { run: this.#run } }));
+      const job = jobs.shift();
+      if (!job) {
+        this.dispatchEvent(new CustomEvent('mha-panels', { detail: { run: this.#run } }));
+        return;
+      }
+      const start = performance.now();
+      job[1]();
+      performance.measure?.(`mha-panel ${job[0]}`, { start, end: performance.now() });
+      later(next);
     };
-    requestAnimationFrame(() => (typeof requestIdleCallback === 'function' ? requestIdleCallback(update, { timeout: 2000 }) : setTimeout(update, 0)));
+    requestAnimationFrame(() => later(next));
   }
 
   // Only the labels changed: the same run, shown with the new tokens everywhere they appear.

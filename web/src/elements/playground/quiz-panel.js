@@ -14,7 +14,9 @@ ol.quiz li { margin: 0.6em 0; }
 .quiz-row { display: flex; flex-wrap: wrap; gap: 0.4em; align-items: center; }
 .quiz-row input[type="text"] { padding: 0.3em 0.5em; border: 1px solid var(--line); border-radius: 6px; min-height: 2.2em; width: 11em; max-width: 100%; }
 fieldset.choices { border: 0; padding: 0; margin: 0.2em 0; display: flex; flex-wrap: wrap; gap: 0.2em 1em; }
-fieldset.choices label { display: inline-flex; gap: 0.3em; align-items: center; min-height: 2em; }
+fieldset.choices label { display: inline-flex; gap: 0.4em; align-items: center; min-height: 2.75em; padding-right: 0.3em; cursor: pointer; }
+/* A radio a finger can hit: 24 px, inside a label row 44 px tall (the whole label is the target). */
+fieldset.choices input[type="radio"] { width: 1.5em; height: 1.5em; margin: 0; }
 .verdict-ok { color: var(--ok); font-weight: 600; }
 .verdict-no, .verdict-coincidence { color: var(--error); font-weight: 600; }
 .verdict-coincidence { color: #8a5a00; }

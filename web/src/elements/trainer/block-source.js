@@ -13,6 +13,9 @@ export const BLOCK_STYLES = sheet(`
 .block-note { font-size: 0.88em; margin: 0 0 0.8em; border-left: 3px solid var(--accent); padding-left: 0.6em; max-width: 52em; }
 `);
 
+// The most layers a trainer has (the engine's limit): a layer asked for beyond it is its last.
+const MAX_LAYERS = 4;
+
 export class BlockSourcePanel {
   #host;
   #onChange;
@@ -47,7 +50,7 @@ export class BlockSourcePanel {
   /** { layer (null: seeded), backward }: what the URL keeps. */
   get state() { return { layer: this.#layer, backward: this.#backward }; }
   set state({ layer = null, backward = false } = {}) {
-    this.#layer = Number.isInteger(layer) && layer >= 0 ? layer : null;
+    this.#layer = Number.isInteger(layer) && layer >= 0 ? Math.min(layer, MAX_LAYERS - 1) : null;
     this.#backward = Boolean(backward) && this.#layer !== null;
     if (this.use) this.#show();
   }
@@ -108,6 +111,7 @@ export class BlockSourcePanel {
     walkthrough.labels = tokens;
     walkthrough.run = block.run;
     heatmap.labels = tokens;
+    heatmap.origin = { x: 'model', weights: 'trained', layer: this.#layer, step: block.step };
     heatmap.run = block.run;
     shapes.run = block.run;
     this.#show();

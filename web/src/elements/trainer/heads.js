@@ -3,6 +3,7 @@
 // when asked, the same head at step 0 ("random vs trained") and, with dropout on, the map one
 // training step sees. The heatmaps are made once per shape and only get new runs after that.
 import { attentionRun } from '../../engine/run.js';
+import { uniformDeviation, uniformReferences } from '../../logic/heatmap/colors.js';
 import { formatScore, headLabel } from '../../logic/training/heads.js';
 import { el } from '../base/dom.js';
 
@@ -43,6 +44,7 @@ export class HeadsPanel {
       this.#feed(l, H, 'now', runOf(layer.weights, view.shape, messages), labels, t('tr.map.now', { step: view.step }));
       if (view.initial) this.#feed(l, H, 'start', runOf(view.initial.layers[l].weights, view.shape, messages), labels, t('tr.map.start'));
       if (view.dropped) this.#feed(l, H, 'dropout', runOf(view.dropped[l].weights, view.shape, messages), labels, t('tr.map.dropout', { p: optionText(view.dropout) }));
+      this.#shareScale(l, H, view.shape, [layer.weights, view.initial?.layers[l].weights, view.dropped?.[l].weights]);
       for (let h = 0; h < H; h++) {
         const scores = view.scores.find((s) => s.layer === l && s.head === h)?.jobs;
         const start = view.initial?.scores.find((s) => s.layer === l && s.head === h)?.jobs;
@@ -76,6 +78,27 @@ export class HeadsPanel {
       sections.push(el('section', { class: 'layer', 'data-layer': l, 'aria-label': t('tr.heads.layer', { layer: l }) }, row));
     }
     this.list.replaceChildren(...sections);
+  }
+
+  // Each head's maps (now, step 0, through dropout) on one colour scale: the widest of theirs, so
+  // that a near-uniform head at step 0 looks as pale beside the trained one as its numbers are.
+  #shareScale(l, H, { T, causal }, arrays) {
+    // As the heatmap reads a causal task's weights: keys after the query are masked.
+    const masked = causal ? (i) => i % T > Math.floor(i / T) % T : null;
+    for (let h = 0; h < H; h++) {
+      const panel = { offset: h * T * T, rows: T, cols: T };
+      const references = [uniformReferences(panel, masked)];
+      let extent = 0;
+      for (const weights of arrays) {
+        if (!weights) continue;
+        const { below, above } = uniformDeviation(weights, [panel], references, masked);
+        extent = Math.max(extent, below, above);
+      }
+      for (const kind of ['now', 'start', 'dropout']) {
+        const map = this.#maps.get(`${l}.${h}.${kind}`);
+        if (map) map.heatmap.minExtent = extent;
+      }
+    }
   }
 
   #feed(l, H, kind, run, labels, title) {

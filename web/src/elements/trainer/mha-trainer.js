@@ -197,7 +197,10 @@ export class MhaTrainerElement extends ElementBase {
 
   /** Back to step 0 with the same options: a new model, near-uniform heads. */
   reset() {
-    if (!this.#info) return;
+    if (!this.#info) {
+      this.#open();  // nothing opened yet (it failed): open again
+      return;
+    }
     this.#running = false;
     this.#history = new TrainingHistory();
     this.#last = { loss: null, accuracy: null };
@@ -268,7 +271,11 @@ export class MhaTrainerElement extends ElementBase {
   #apply(options, { fromAttributes = false } = {}) {
     const before = this.#options;
     this.#options = { ...options };
-    if (!this.#info) return;
+    if (!this.#info) {
+      // No model open yet (its opening failed): these options are another try.
+      if (this.#session && !fromAttributes) this.#open();
+      return;
+    }
     if (sameModel(before, options)) {
       if (before.lr !== options.lr || before.dropout !== options.dropout) this.#session.send({ type: 'configure', training: { lr: options.lr, dropout: options.dropout } });
     } else {
@@ -314,6 +321,7 @@ export class MhaTrainerElement extends ElementBase {
         this.#pendingProbe = null;
         this.#error = null;
         if (!message.fromCheckpoint) this.#entry = null;
+        if (message.checkpointError) this.#fail(message.checkpointError);  // opened from step 0 instead
         this.#panels.probe.show(message.task, message.probe, message.probeError);
         this.#schedule('all');
         break;
@@ -421,14 +429,18 @@ export class MhaTrainerElement extends ElementBase {
       el('p', { class: 'intro' }, t('tr.intro')),
       controls.element,
       texts.status, texts.announce, texts.where, texts.error, texts.opened, texts.what,
-      el('div', { class: 'panel-row' }, curves.element, probe.element),
-      el('div', { class: 'card' },
-        el('h3', {}, t('tr.heads.title')),
-        el('label', { class: 'check', 'data-control': '' }, compare, t('tr.compare')),
-        texts.compareNote, texts.redraw,
-        el('p', { class: 'note' }, t('tr.heads.scoreNote')),
-        heads.element,
-        texts.dropout),
+      // The curves beside the heads, so that both are in view while training; the probe's
+      // predictions below them, as wide as the section (a 24-token probe fits at 1280 px).
+      el('div', { class: 'panel-row curves-heads' }, curves.element,
+        el('div', { class: 'card heads-card' },
+          el('h3', {}, t('tr.heads.title')),
+          el('label', { class: 'check', 'data-control': '' }, compare, t('tr.compare')),
+          texts.compareNote, texts.redraw,
+          el('p', { class: 'note' }, t('tr.heads.scoreNote')),
+          el('p', { class: 'note scale-note' }, t('tr.heads.scaleNote')),
+          heads.element,
+          texts.dropout)),
+      probe.element,
       el('p', { class: 'note lesson' }, t('tr.tokensMatter'))));
     if (this.#info) probe.show(this.#info.task, this.#probe ?? [], null);
     this.#view && this.#schedule('view');
@@ -460,7 +472,8 @@ export class MhaTrainerElement extends ElementBase {
     const { t, controls, curves, probe, heads, compare, texts } = this.#panels;
     const info = this.#info;
     if (all || dirty.has('controls')) {
-      controls.show(this.#options, { running: this.#running, ready: Boolean(info) && !this.#error });
+      // An error leaves the model on screen usable: Reset and new options are the way out of it.
+      controls.show(this.#options, { running: this.#running, ready: Boolean(info) });
       compare.checked = this.#compare;
       texts.compareNote.hidden = !this.#compare;
     }

@@ -8,6 +8,8 @@ export const TRAINER_STYLES = sheet(`
 form.tr-controls { display: grid; grid-template-columns: repeat(auto-fill, minmax(8.5em, 1fr)); gap: 0.6em 0.9em; align-items: end; }
 .tr-field { display: flex; flex-direction: column; gap: 0.15em; min-width: 0; }
 .tr-field label { font-weight: 600; font-size: 0.9em; }
+/* The task's names are the longest ("归纳（induction）"): its field takes two columns. */
+.tr-field:has(#tr-task) { grid-column: span 2; }
 .tr-field select, .tr-field input { width: 100%; padding: 0.35em 0.5em; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); min-height: 2.4em; }
 .buttons { grid-column: 1 / -1; display: flex; flex-wrap: wrap; gap: 0.4em; }
 .buttons button { min-width: 5.5em; }
@@ -17,6 +19,8 @@ form.tr-controls { display: grid; grid-template-columns: repeat(auto-fill, minma
 .where { font-size: 0.9em; color: var(--muted); }
 .where.fallback { color: var(--fg); background: color-mix(in srgb, var(--focus) 18%, var(--bg)); border-left: 4px solid var(--focus); padding: 0.3em 0.6em; border-radius: 4px; }
 .panel-row { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 0.8em; }
+.panel-row.curves-heads { grid-template-columns: minmax(16em, 2fr) minmax(0, 3fr); align-items: start; }
+.panel-row.curves-heads > .card:first-child { position: sticky; top: var(--mha-scroll-margin, 0.5em); }
 .card { background: var(--bg); border: 1px solid var(--line); border-radius: 8px; padding: 0.6em 0.8em; min-width: 0; }
 .card h3, .layer h3 { margin: 0 0 0.4em; font-size: 1em; }
 figure.curves { margin: 0; }
@@ -35,6 +39,7 @@ figure.curves svg { width: 100%; height: auto; display: block; font-size: 9px; }
 .predictions { overflow-x: auto; }
 .predictions table { font-size: 0.85em; font-variant-numeric: tabular-nums; }
 .predictions td, .predictions th { padding: 0.1em 0.35em; text-align: center; }
+.predictions th { white-space: nowrap; }
 .predictions td.wrong { color: var(--error); font-weight: 700; background: color-mix(in srgb, var(--error) 12%, var(--bg)); }
 .predictions td.none { color: var(--muted); }
 .layers { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 21em), 1fr)); gap: 0.8em 1.2em; }
@@ -56,7 +61,8 @@ figure.curves svg { width: 100%; height: auto; display: block; font-size: 9px; }
 label.check { display: inline-flex; gap: 0.4em; align-items: center; }
 label.check input { width: 1.2em; height: 1.2em; }
 @container (max-width: 640px) {
-  .panel-row { grid-template-columns: minmax(0, 1fr); }
+  .panel-row, .panel-row.curves-heads { grid-template-columns: minmax(0, 1fr); }
+  .panel-row.curves-heads > .card:first-child { position: static; }
   form.tr-controls { grid-template-columns: repeat(2, minmax(0, 1fr)); }
 }
 `);

@@ -9,7 +9,7 @@ import { formatCount, shapeText } from '../../logic/format.js';
 import { scaleFor } from '../../logic/heatmap/colors.js';
 import { MAX_PICTURE_CELLS, cellSources, changeKind, pictureLayout } from '../../logic/walkthrough/tensor-picture.js';
 import { keyLabels, labelEm, shortLabel } from '../../logic/heatmap/layout.js';
-import { memoryLayout, stepAnswers } from '../../logic/walkthrough/walkthrough-text.js';
+import { maskBroadcast, memoryLayout, stepAnswers } from '../../logic/walkthrough/walkthrough-text.js';
 import { JACOBIAN_LATEX, JACOBIAN_STEP, gradientOf } from '../../logic/walkthrough/backward-text.js';
 import { renderMath } from '../../logic/math.js';
 import { inputStep, stepTitle } from '../../catalogue/steps.js';
@@ -27,6 +27,12 @@ const ANIMATION_MS = 700;
 const PLAY_INTERVAL_MS = 1800;
 
 const STYLES = sheet(`
+.broadcast p { margin: 0.3em 0; max-width: 46em; }
+.step-link { font-size: 0.8em; }
+.broadcast .table-wrap { overflow-x: auto; max-width: 100%; }
+.broadcast-table { border-collapse: collapse; font-size: 0.85em; margin-bottom: 0.5em; }
+.broadcast-table th, .broadcast-table td { border: 1px solid var(--line); padding: 0.15em 0.45em; text-align: center; }
+.broadcast-table td.stretched { background: repeating-linear-gradient(90deg, transparent 0 6px, color-mix(in srgb, var(--accent) 14%, transparent) 6px 12px); }
 .wt { display: grid; grid-template-columns: minmax(11em, 16em) minmax(0, 1fr); gap: 1em; }
 .wt > * { min-width: 0; }
 .wt.single { grid-template-columns: minmax(0, 1fr); }
@@ -289,14 +295,24 @@ export class MhaWalkthroughElement extends RunElement {
     const countText = answers.countBefore === null
       ? t('wt.countFirst', { n: formatCount(step.numel) })
       : `${yesNo(answers.changesCount)} — ${formatCount(answers.countBefore)} → ${formatCount(answers.countAfter)}`;
-    const axesAnswer = el('span', {}, axisChip(answers.rowAxis, step.shape.at(-2), lang), ` ${t('wt.rows')}: ${t(`axis.${answers.rowAxis}`)}; `,
-      axisChip(answers.colAxis, step.shape.at(-1), lang), ` ${t('wt.cols')}: ${t(`axis.${answers.colAxis}`)}`);
+    // [B, T, H, D]: the last two axes are a head and its features, but the picture keeps a row per
+    // token with the heads side by side, so the answer says what the axes are and how they are drawn.
+    const sideBySide = step.axes.length === 4 && ['H', 'Hkv'].includes(answers.rowAxis);
+    const axesAnswer = sideBySide
+      ? el('span', { 'data-layout': 'side-by-side' }, axisChip(answers.rowAxis, step.shape.at(-2), lang), ` ${t(`axis.${answers.rowAxis}`)}; `,
+        axisChip(answers.colAxis, step.shape.at(-1), lang), ` ${t(`axis.${answers.colAxis}`)}. `,
+        t('wt.sideBySide', { rows: step.axes[1], T: step.shape[1], heads: answers.rowAxis, H: step.shape[2], D: step.shape[3] }))
+      : el('span', {}, axisChip(answers.rowAxis, step.shape.at(-2), lang), ` ${t('wt.rows')}: ${t(`axis.${answers.rowAxis}`)}; `,
+        axisChip(answers.colAxis, step.shape.at(-1), lang), ` ${t('wt.cols')}: ${t(`axis.${answers.colAxis}`)}`);
     // Without an animation the step is patched in place: the same step of a new run changes only
     // its numbers. An animated step gets new cells to animate.
     (animate ? (...children) => body.replaceChildren(...children.filter((child) => child !== null)) : (...children) => patchChildren(body, children))(
       el('h3', { 'data-step': step.id }, `${this.#number(step)}. ${stepTitle(t, step.id, this.#run.summary)}`),
+      // A page that handles #step-<id> (the docs page) asks for a link to each step.
+      this.hasAttribute('step-links') ? el('a', { class: 'step-link', href: `#step-${step.id}` }, t('wt.stepLink')) : null,
       formula,
       ...this.#shapeFormula(step, t, lang),
+      this.#broadcast(step, t, lang),
       ROLES.has(step.id) ? el('p', { class: 'role', 'data-role': step.id }, t(`role.${step.id}`, { heads: this.#run.summary.H })) : null,
       el('p', { class: 'shape' }, `${t('cli.shape')}: `, el('code', { class: 'shape-text' }, shapeText(step.shape)), ' ', el('span', { class: 'chips' }, step.axes.map((axis, i) => axisChip(axis, step.shape[i], lang)))),
       this.#backwardNotes(step, t),
@@ -307,6 +323,20 @@ export class MhaWalkthroughElement extends RunElement {
       this.#picture(step, animate),
       this.#layoutTable(step, t));
     this.#shownId = step.id;
+  }
+
+  // The mask step: how the mask's own shape broadcasts over the scores, axis by axis.
+  #broadcast(step, t, lang) {
+    const plan = step.id === 'masked' ? maskBroadcast(this.#run.summary) : null;
+    if (!plan) return null;
+    const shape = `[${plan.mask.filter((n) => n !== null).join(',')}]`;
+    return el('div', { class: 'broadcast' },
+      el('p', {}, t('wt.broadcast', { shape })),
+      el('div', { class: 'table-wrap' }, el('table', { class: 'broadcast-table' },
+        el('tr', {}, el('th', { scope: 'row' }, t('wt.broadcastScores')), plan.axes.map(({ axis, size }) => el('td', {}, axisChip(axis, size, lang)))),
+        el('tr', {}, el('th', { scope: 'row' }, t('wt.broadcastMask')), plan.axes.map(({ mask }) => el('td', { class: 'mono' }, mask === null ? '–' : String(mask)))),
+        el('tr', {}, el('th', { scope: 'row' }, ''), plan.axes.map(({ axis, size, stretched }) => el('td', { 'data-axis': axis, class: stretched ? 'stretched' : 'own' },
+          stretched ? t('wt.stretched', { n: size }) : t('wt.ownAxis')))))));
   }
 
   // A step of the backward pass says whose gradient it is (a gradient has the shape of its
@@ -386,6 +416,8 @@ export class MhaWalkthroughElement extends RunElement {
     const layout = pictureLayout(step.shape, step.axes);
     const scale = scaleFor(step);
     const rows = this.#rowLabels(step, layout);
+    const columns = this.#columnLabels(step, layout);
+    const sideBySide = step.shape.length === 4 && ['H', 'Hkv'].includes(step.axes[2]);
     // Labels at least LABEL_PX on screen whatever the picture's scale (on a 360 px phone a picture
     // is shrunk and 5-unit type read as 5 px): the type is sized in the picture's units for the
     // width it will get, and rows are labelled every k-th when the type is taller than a row.
@@ -402,7 +434,10 @@ export class MhaWalkthroughElement extends RunElement {
     }
     const every = Math.max(1, Math.ceil(font / UNIT - 0.05));
     const pad = Math.ceil(Math.max(14, font + 5));
-    const height = layout.height * UNIT + pad + 4;
+    // Below the cells: key tokens under the columns (slanted), or each head's name under its block.
+    const widestColumn = columns ? Math.max(1, ...columns.map(({ label }) => labelEm(shortLabel(label, 8)))) : 0;
+    const below = columns ? Math.ceil(widestColumn * font * 0.72 + font + 2) : sideBySide ? Math.ceil(font + 4) : 0;
+    const height = layout.height * UNIT + pad + 4 + below;
     const picture = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': t('wt.pictureLabel', { step: stepTitle(t, step.id, this.#run.summary), shape: shapeText(step.shape) }) },
       svg('defs', {}, svg('pattern', { id: 'wt-hatch', width: 4, height: 4, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
         svg('rect', { width: 4, height: 4, fill: '#e8e8e8' }), svg('line', { x1: 0, y1: 0, x2: 0, y2: 4, stroke: '#555', 'stroke-width': 1.5 }))));
@@ -415,6 +450,22 @@ export class MhaWalkthroughElement extends RunElement {
       if (index % every !== 0) return;
       picture.append(svg('text', { x: left - 2, y: pad + y * UNIT + UNIT / 2 + font * 0.35, 'font-size': font, 'text-anchor': 'end', fill: 'currentColor', class: 'row-label' }, shortLabel(label, 8)));
     });
+    const bottom = pad + layout.height * UNIT + 2;
+    (columns ?? []).forEach(({ x, label, index }) => {
+      if (index % every !== 0) return;
+      const cx = left + x * UNIT + UNIT / 2 + font * 0.3;
+      picture.append(svg('text', { x: cx, y: bottom + font * 0.3, 'font-size': font, 'text-anchor': 'end', fill: 'currentColor', class: 'column-label',
+        transform: `rotate(-45 ${cx} ${bottom + font * 0.3})` }, shortLabel(label, 8)));
+    });
+    if (sideBySide) {
+      const [, , heads, d] = step.shape;
+      for (let b = 0; b < B; b++) {
+        for (let h = 0; h < heads; h++) {
+          const x = left + (b * (layout.blockWidth + 2) + h * (d + 1) + d / 2) * UNIT;
+          picture.append(svg('text', { x, y: bottom + font, 'font-size': font, 'text-anchor': 'middle', fill: 'currentColor', class: 'head-label' }, `${step.axes[2] === 'Hkv' ? 'kv' : 'h'}${h}`));
+        }
+      }
+    }
     // Head labels in the gap above each head's block (the first one left of "b=0").
     const headFont = Math.min(font, UNIT - 1);
     for (const group of layout.groups) {
@@ -460,12 +511,31 @@ export class MhaWalkthroughElement extends RunElement {
     return tops.flatMap((top) => labels.map((label, r) => ({ y: top + r, label, index: r })));
   }
 
+  // Token names under the columns when the picture's columns are token positions (Kᵀ's keys, the
+  // scores' keys): [{ x (cell units), label, index }] for every batch block, or null.
+  #columnLabels(step, layout) {
+    const tokens = this.#tokens;
+    const { T, Tk, cross } = this.#run.summary;
+    if (!tokens || tokens.length !== T || step.shape.length !== 4 || ['H', 'Hkv'].includes(step.axes[2])) return null;
+    const axis = step.axes[3];
+    const labels = axis === 'T' || axis === 'Tq' ? tokens : axis === 'Tk' ? keyLabels(tokens, Tk, cross) : null;
+    if (!labels || labels.length !== step.shape[3]) return null;
+    const [B] = step.shape;
+    return Array.from({ length: B }, (_, b) => labels.map((label, c) => ({ x: b * (layout.blockWidth + 2) + c, label, index: c }))).flat();
+  }
+
   // The step's own change, from its input to it: positions for moves and regroupings, colours
   // for value changes, a fade for a tensor of new values.
   #animate(step, rects, layout) {
     const input = inputStep(step, this.#run.steps);
     const kind = changeKind(input, step);
     const timing = { duration: ANIMATION_MS, easing: 'ease-in-out' };
+    if (kind === 'append') {
+      // The new token's row (the last of each head's rows) fades in; the cached rows stay.
+      const [, , rows, D] = step.shape;
+      rects.forEach((rect, i) => { if (Math.floor(i / D) % rows === rows - 1) rect.animate([{ opacity: 0 }, { opacity: 1 }], timing); });
+      return;
+    }
     if (kind === 'appear') {
       for (const rect of rects) rect.animate([{ opacity: 0 }, { opacity: 1 }], timing);
       return;
@@ -500,10 +570,14 @@ function formulaLabel(t, step) {
   return text === key ? step.formula : text;
 }
 
-/** What the picture's caption says: a step that changes no value (no mask, D = 1) says so. */
+/**
+ * What the picture's caption says: a step that changes no value says why (nothing masked, or
+ * D = 1 so that 1/√D = 1), each in its own words.
+ */
 function captionKind(input, step) {
   const kind = changeKind(input, step);
-  return kind === 'recolor' && !step.changesValues ? 'same' : kind;
+  if (kind !== 'recolor' || step.changesValues) return kind;
+  return step.op === 'mask' ? 'sameMask' : step.op === 'scale' ? 'sameScale' : 'same';
 }
 
 installProperties(MhaWalkthroughElement, 'mha-walkthrough');

@@ -10,13 +10,14 @@
 import { isPlainObject } from '../../engine/values.js';
 import { parseImportText } from '../page/config-import.js';
 import { PageError } from '../../text/page-error.js';
+import { MAX_AXIS, MAX_PANEL_CELLS, panelFits } from './layout.js';
 
 export const ATTENTION_FORMAT = 'mha-lens/attention';
 
-/** More values than this are refused (16 M floats: 64 MB, more than a page should draw). */
-export const MAX_ATTENTION_VALUES = 2 ** 24;
-/** A file larger than this is refused before it is parsed. */
-export const MAX_ATTENTION_BYTES = 64 * 2 ** 20;
+/** More values than this are refused (4 M floats: 16 MB, checked in about a frame's time). */
+export const MAX_ATTENTION_VALUES = 2 ** 22;
+/** A file larger than this is refused before it is read or parsed. */
+export const MAX_ATTENTION_BYTES = 32 * 2 ** 20;
 // A weight may be this much above 1 (float32 rounding of a one-hot softmax row).
 const ROUNDING = 1e-5;
 const MAX_TEXT = 500;
@@ -48,25 +49,38 @@ function flatten(nested, shape) {
   if (total > MAX_ATTENTION_VALUES) fail('tooBig', { n: total, max: MAX_ATTENTION_VALUES });
   const data = new Float32Array(total);
   let at = 0;
-  const walk = (node, depth, path) => {
+  // One index array, changed in place: its text is made only for a message.
+  const path = [];
+  const walk = (node, depth) => {
     if (depth === shape.length) {
       data[at++] = checked(node, path);
       return;
     }
     if (!Array.isArray(node) || node.length !== shape[depth]) fail('ragged', { path: `[${path.join('][')}]`, n: Array.isArray(node) ? node.length : describe(node), expected: shape[depth] });
-    for (let i = 0; i < node.length; i++) walk(node[i], depth + 1, [...path, i]);
+    for (let i = 0; i < node.length; i++) {
+      path[depth] = i;
+      walk(node[i], depth + 1);
+    }
+    path.length = depth;
   };
-  walk(nested, 0, []);
+  walk(nested, 0);
   return data;
 }
 
 // One weight: a finite number in [0, 1] (up to float32 rounding above 1).
 function checked(value, where) {
+  if (typeof value === 'number' && value >= 0 && value <= 1 + ROUNDING) return Math.min(value, 1);
+  // Where it is, as text, only for the message: not four million strings for a file that is fine.
   const at = Array.isArray(where) ? `[${where.join('][')}]` : `[${where}]`;
   if (typeof value !== 'number') fail('notNumber', { at, got: describe(value) });
   if (!Number.isFinite(value)) fail('notFinite', { at, got: String(value) });
-  if (value < 0 || value > 1 + ROUNDING) fail('range', { at, got: String(value) });
-  return Math.min(value, 1);
+  fail('range', { at, got: String(value) });
+}
+
+// A panel too big to draw is refused by its sizes before a single value is read.
+function drawable(shape) {
+  const [Tq, Tk] = shape.slice(-2);
+  if (!panelFits(Tq, Tk)) fail('panelTooBig', { rows: Tq, cols: Tk, max: MAX_PANEL_CELLS, axis: MAX_AXIS });
 }
 
 const text = (value) => (typeof value === 'string' ? value.slice(0, MAX_TEXT) : null);
@@ -90,6 +104,7 @@ export function readAttention(value, { tokens: given } = {}) {
   if (Array.isArray(value)) {
     shape = nestedShape(value);
     if (shape.length < 3 || shape.length > 4) fail('rank', { rank: shape.length });
+    drawable(shape);
     data = flatten(value, shape);
   } else if (isPlainObject(value)) {
     source = value;
@@ -99,12 +114,14 @@ export function readAttention(value, { tokens: given } = {}) {
       shape = nestedShape(value.data);
       if (value.shape !== undefined && JSON.stringify(value.shape) !== JSON.stringify(shape)) fail('shapeMismatch', { shape: JSON.stringify(value.shape), got: JSON.stringify(shape) });
       if (shape.length < 3 || shape.length > 4) fail('rank', { rank: shape.length });
+      drawable(shape);
       data = flatten(value.data, shape);
     } else {
       shape = value.shape;
       if (!Array.isArray(shape) || shape.length < 3 || shape.length > 4 || !shape.every((n) => Number.isInteger(n) && n >= 1)) fail('shape', { got: describe(Array.isArray(shape) ? `[${shape.join(',')}]` : shape) });
       const total = shape.reduce((a, b) => a * b, 1);
       if (total > MAX_ATTENTION_VALUES) fail('tooBig', { n: total, max: MAX_ATTENTION_VALUES });
+      drawable(shape);
       const flat = value.data;
       if (!(Array.isArray(flat) || flat instanceof Float32Array || flat instanceof Float64Array)) fail('noData', {});
       if (flat.length !== total) fail('dataLength', { n: flat.length, expected: total, shape: `[${shape.join(',')}]` });
@@ -125,5 +142,7 @@ export function readAttention(value, { tokens: given } = {}) {
 /** The text of an attention file → readAttention's result; refuses what is not safe JSON first. */
 export function parseAttention(json, options) {
   // Four levels at most as nested arrays, plus the object around them.
-  return readAttention(parseImportText(json, { maxBytes: MAX_ATTENTION_BYTES, maxDepth: 6 }), options);
+  // Arrays are not walked for prototype keys: every element of one is checked as a number or a
+  // label, which no object passes.
+  return readAttention(parseImportText(json, { maxBytes: MAX_ATTENTION_BYTES, maxDepth: 6, walkArrays: false }), options);
 }

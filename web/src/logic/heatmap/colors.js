@@ -103,13 +103,14 @@ export function heatmapScaleKinds(step) {
  *   head     each panel from its own min to its max (weights, viridis) or ±its largest |value|;
  *   uniform  each weight against the uniform weight of its row (1/n, n the keys the query sees:
  *            Tk without a mask) as a ratio, w·n − 1, on the diverging map, ±the largest ratio
- *            of all the panels;
+ *            of all the panels, at least ±MIN_UNIFORM_EXTENT (and ±`minExtent`);
  *   shared   signed values, ±the largest |value| of the whole step (0 stays neutral).
  * Each scale: { kind, ramp ('viridis' | 'diverging'), min, max, mid (the neutral value, or null),
+ * for uniform also reachedMin, reachedMax (the weights' own range) and floored (the minimum set the range),
  * rowReference (uniform: true, the middle is 1/n of each row), color(v, r), rgbInto(v, out, at, r) }
  * where r is the cell's row in its panel.
  */
-export function heatmapScales(step, panels, kind, masked = null) {
+export function heatmapScales(step, panels, kind, masked = null, { minExtent = 0 } = {}) {
   const data = step.data;
   // Every scale maps a value v of row r linearly to the ramp: u = v · slope(r) + offset(r), each
   // a number or one per row.
@@ -129,34 +130,26 @@ export function heatmapScales(step, panels, kind, masked = null) {
     // A weight against its row's uniform weight 1/n, as a ratio: w·n − 1 is 0 at uniform, +1 at
     // twice uniform, −1 at 0, whatever n is, so that a row that sees 2 keys and one that sees 128
     // (a causal mask at T = 128) show their structure alike. One slope on both sides, ±the largest
-    // |w·n − 1| of all the panels: trained attention keeps its few strong keys strong and the rest
-    // pale, seeded attention spans the ramp. The legend draws only the part of the ramp the
-    // weights reach (`from`…`to`).
+    // |w·n − 1| of all the panels, but never less than MIN_UNIFORM_EXTENT (nor than `minExtent`,
+    // which lets two heatmaps share one scale): the ramp always spans at least 0 to twice uniform,
+    // so that near-uniform attention (seeded weights, a head at step 0) looks as pale as its
+    // numbers are, and only a head that really favours a few keys reaches the strong colours. The
+    // legend draws the part of the ramp from weight 0 to the scale's top (`from`…`to`) and marks
+    // the part the weights reach (`reachedFrom`…`reachedTo`).
     const references = panels.map((panel) => uniformReferences(panel, masked));
-    let below = 0;
-    let above = 0;
-    panels.forEach((panel, p) => {
-      const reference = references[p];
-      for (let r = 0, i = panel.offset; r < panel.rows; r++) {
-        const n = reference[r] > 0 ? 1 / reference[r] : 0;
-        for (let c = 0; c < panel.cols; c++, i++) {
-          if (masked !== null && masked(i)) continue;
-          const d = data[i] * n - 1;
-          if (d < -below) below = -d;
-          if (d > above) above = d;
-        }
-      }
-    });
-    const extent = Math.max(below, above) || 1e-6; // exactly uniform: every cell neutral
+    const { below, above } = uniformDeviation(data, panels, references, masked);
+    const extent = Math.max(below, above, MIN_UNIFORM_EXTENT, Number(minExtent) || 0);
     const half = 0.5 / extent;
     return references.map((reference) => {
       const mid = sameEverywhere(reference);
       // u = 0.5 + (w·n − 1)·half: slope n·half per row, offset 0.5 − half.
       const slopes = reference.map((ref) => (ref > 0 ? half / ref : 0));
+      // The legend's numbers: weights when every row has the same 1/n, else multiples of 1/n.
+      const value = (ratio) => (mid === null ? ratio : mid * ratio);
       return linear('diverging', slopes, 0.5 - half, 0.5, {
-        extent, below, above, from: 0.5 - below * half, to: 0.5 + above * half,
-        // The legend's numbers: weights when every row has the same 1/n, else multiples of 1/n.
-        min: mid === null ? 1 - below : mid * (1 - below), max: mid === null ? 1 + above : mid * (1 + above), mid, rowReference: true });
+        extent, below, above, from: 0.5 - half, to: 1, reachedFrom: 0.5 - below * half, reachedTo: 0.5 + above * half,
+        min: value(0), max: value(1 + extent), reachedMin: value(1 - below), reachedMax: value(1 + above), mid, rowReference: true,
+        floored: Math.max(below, above) < extent });
     });
   }
   if (kind === 'fixed' || (kind === 'head' && step.op === 'softmax')) {
@@ -232,6 +225,34 @@ function rangeOf(panel, data, masked) {
   return min <= max ? [min, max] : [0, 0];
 }
 
+/**
+ * The smallest range of the scale relative to uniform, as |w·n − 1|: 1, from weight 0 to twice
+ * uniform. Seeded weights at T = 4 reach about ±0.17 of it, a trained previous-token head 3.
+ */
+export const MIN_UNIFORM_EXTENT = 1;
+
+/**
+ * How far the weights of `panels` stray from their rows' uniform weight, as ratios:
+ * { below: the largest 1 − w·n, above: the largest w·n − 1 } (masked cells left out).
+ */
+export function uniformDeviation(data, panels, references = panels.map((panel) => uniformReferences(panel, null)), masked = null) {
+  let below = 0;
+  let above = 0;
+  panels.forEach((panel, p) => {
+    const reference = references[p];
+    for (let r = 0, i = panel.offset; r < panel.rows; r++) {
+      const n = reference[r] > 0 ? 1 / reference[r] : 0;
+      for (let c = 0; c < panel.cols; c++, i++) {
+        if (masked !== null && masked(i)) continue;
+        const d = data[i] * n - 1;
+        if (d < -below) below = -d;
+        if (d > above) above = d;
+      }
+    }
+  });
+  return { below, above };
+}
+
 /** 1/n for each row of a panel: n the keys its query sees (all masked: 0). */
 export function uniformReferences(panel, masked = null) {
   const references = new Float64Array(panel.rows);
@@ -267,13 +288,18 @@ export function rampColors(ramp, n = 11, from = 0, to = 1) {
 export function legendNumbers(scale, step, t) {
   const number = (v) => formatValue(v, 3);
   if (scale.kind === 'uniform') {
-    // The middle (uniform) sits where it falls between the smallest and the largest weight.
-    const at = scale.to > scale.from ? (0.5 - scale.from) / (scale.to - scale.from) : 0.5;
+    // The middle (uniform) sits where it falls between weight 0 and the scale's top; `reached`
+    // is the part of the ramp the weights of this view cover, as text and as a fraction of it.
+    const span = scale.to - scale.from;
+    const at = (u) => (span > 0 ? (u - scale.from) / span : 0.5);
+    const reached = { from: at(scale.reachedFrom), to: at(scale.reachedTo) };
     if (scale.mid !== null) {
-      return { numbers: [number(scale.min), t('hm.uniformMid', { n: Math.round(1 / scale.mid), v: number(scale.mid) }), number(scale.max)], note: null, from: scale.from, to: scale.to, midAt: at };
+      return { numbers: [number(scale.min), t('hm.uniformMid', { n: Math.round(1 / scale.mid), v: number(scale.mid) }), number(scale.max)], note: null,
+        from: scale.from, to: scale.to, midAt: at(0.5), reached, reachedText: `${number(scale.reachedMin)}–${number(scale.reachedMax)}` };
     }
     const times = (v) => `${formatValue(v, 2)}×`;
-    return { numbers: [times(scale.min), '1/n', times(scale.max)], note: t('hm.uniformRows'), from: scale.from, to: scale.to, midAt: at };
+    return { numbers: [times(scale.min), '1/n', times(scale.max)], note: t('hm.uniformRows'), from: scale.from, to: scale.to, midAt: at(0.5),
+      reached, reachedText: `${times(scale.reachedMin)}–${times(scale.reachedMax)}` };
   }
   if (scale.ramp === 'viridis') return { numbers: [number(scale.min), null, number(scale.max)], note: null, from: 0, to: 1, midAt: 0.5 };
   return { numbers: [number(scale.min), number(0), number(scale.max)], note: null, from: 0, to: 1, midAt: 0.5 };

@@ -7,16 +7,45 @@
  */
 /** Cells drawn at once: beyond this only the selected batch row (then head) is drawn. */
 export const MAX_CELLS = 2 ** 18;
+/** Panels drawn at once, however small: beyond this only the selected batch row (then head). */
+export const MAX_PANELS = 64;
+/** The largest panel drawn (cells, and cells along one axis): bigger is refused with its sizes. */
+export const MAX_PANEL_CELLS = 2 ** 20;
+export const MAX_AXIS = 2048;
+
+/** True when one [rows, cols] panel is small enough to draw (MAX_PANEL_CELLS, MAX_AXIS). */
+export const panelFits = (rows, cols) => rows <= MAX_AXIS && cols <= MAX_AXIS && rows * cols <= MAX_PANEL_CELLS;
 
 /**
- * The panels a heatmap draws of `all` ({ b, h }, each `cells` cells): every one, or (past MAX_CELLS,
- * or `only`) the selected batch row's, then only its selected head (`averaged`: one panel a row).
+ * The panels a heatmap draws of `all` ({ b, h }, each `cells` cells): every one, or (past MAX_CELLS
+ * or MAX_PANELS, or `only`) the selected batch row's, then only its selected head (`averaged`: one
+ * panel a row).
  */
 export function panelsDrawn(all, { batch, head, only = false, averaged = false, cells }) {
+  const tooMany = (panels) => panels.length * cells > MAX_CELLS || panels.length > MAX_PANELS;
   let panels = only ? all.filter((p) => p.b === batch && (averaged || p.h === head)) : all;
-  if (panels.length * cells > MAX_CELLS) panels = all.filter((p) => p.b === batch);
-  if (panels.length * cells > MAX_CELLS) panels = panels.filter((p) => p.h === head);
+  if (tooMany(panels)) panels = all.filter((p) => p.b === batch);
+  if (tooMany(panels)) panels = panels.filter((p) => p.h === head);
   return panels;
+}
+
+/**
+ * panelsDrawn for a [B, H, Tq, Tk] step without listing its B·H panels first (a file of 65,536 tiny
+ * heads makes no 65,536 objects): { panels, total }, each panel as heatmapPanels makes it.
+ */
+export function panelPlan(shape, Hkv, { batch = 0, head = 0, only = false, averaged = false } = {}) {
+  const [B, H, Tq, Tk] = shape;
+  const cells = Tq * Tk;
+  const group = H / (Hkv || H);
+  const make = (b, h) => ({ b, h, kvHead: Math.floor(h / group), offset: (b * H + h) * cells, rows: Tq, cols: Tk });
+  const fits = (n) => n * cells <= MAX_CELLS && n <= MAX_PANELS;
+  const b = Math.min(Math.max(0, batch), B - 1);
+  const h = averaged ? 0 : Math.min(Math.max(0, head), H - 1);
+  let panels;
+  if (!only && fits(B * H)) panels = Array.from({ length: B * H }, (_, i) => make(Math.floor(i / H), i % H));
+  else if ((!only || averaged) && fits(H)) panels = Array.from({ length: H }, (_, k) => make(b, k));
+  else panels = [make(b, h)];
+  return { panels, total: B * H };
 }
 
 export function heatmapPanels(step, Hkv) {
@@ -40,6 +69,14 @@ export function shortLabel(token, max = 6) {
 // Width of a label in em: CJK characters are about twice as wide as Latin ones.
 export const labelEm = (text) => [...text].reduce((sum, ch) => sum + (/[\u2e80-\u9fff\uff00-\uffef]/.test(ch) ? 1 : 0.6), 0);
 
+// The widest of `labels` in em, at least `least`: a loop, not Math.max(...labels), which overflows
+// the call stack for an axis of a few hundred thousand labels.
+function widestEm(labels, least) {
+  let widest = least;
+  for (const label of labels) widest = Math.max(widest, labelEm(label));
+  return widest;
+}
+
 /**
  * Geometry of one heatmap in SVG user units (CSS pixels when drawn at its own size): a
  * `cell`-sized square per (query, key), query token labels left of the rows, key token labels
@@ -53,12 +90,13 @@ export function heatmapGeometry({ rows, cols, rowLabels, colLabels, cell = 24, f
   const shown = (labels) => labels.map((label, i) => (i % step === 0 ? shortLabel(label, labelLength) : ''));
   const rowText = shown(rowLabels);
   const colText = shown(colLabels);
-  const left = Math.ceil(Math.max(1, ...rowText.map(labelEm)) * font + 8);
+  const left = Math.ceil(widestEm(rowText, 1) * font + 8);
   // Column labels that do not fit over their cell (or their stride of cells) are drawn at −60°,
   // in type small enough that neighbours do not touch (their lines are cell · sin 60° apart).
-  const rotate = Math.max(1, ...colText.map(labelEm)) * font > cell * step - 2;
+  const colEm = widestEm(colText, 1);
+  const rotate = colEm * font > cell * step - 2;
   const colFont = rotate ? Math.max(7, Math.min(font, Math.floor(cell * step * 0.85))) : font;
-  const widestCol = Math.max(1, ...colText.map(labelEm)) * colFont;
+  const widestCol = colEm * colFont;
   const top = Math.ceil(rotate ? widestCol * 0.87 + 10 : font + 8);
   return {
     rows, cols, cell, font, colFont, left, top, rotate, rowText, colText, labelStep: step,
@@ -93,7 +131,7 @@ export function panelGrid({ width, count, group = count, rows, cols, rowLabels, 
   const target = cellSize ?? Math.max(2, Math.min(COMFORT_CELL, Math.floor(256 / Math.max(rows, cols))));
   // Full labels unless they would crowd out the cells: cut to what fits in 40% of the room.
   let length = labelLength ?? LABEL_LENGTH;
-  const widest = (n) => Math.max(0, ...rowLabels.map((label) => labelEm(shortLabel(label, n)))) * largest;
+  const widest = (n) => widestEm(rowLabels.map((label) => shortLabel(label, n)), 0) * largest;
   while (length > 2 && widest(length) > room * 0.4) length--;
   // Type shrinks with the cells down to 9 px, so that rows of 9–12 px cells keep every label.
   const fontAt = (cell) => Math.max(9, Math.min(largest, cell));

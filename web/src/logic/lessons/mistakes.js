@@ -165,7 +165,7 @@ export function reshapeWithoutTranspose(run, b = 0) {
 /** Mean over query rows of the largest weight: 1/Tk when uniform, 1 when saturated (one-hot). */
 export function meanRowMax(matrix) {
   const rows = matrix.filter((row) => row.some((v) => v !== 0));
-  return rows.reduce((sum, row) => sum + Math.max(...row), 0) / (rows.length || 1);
+  return rows.reduce((sum, row) => sum + row.reduce((a, b) => Math.max(a, b), -Infinity), 0) / (rows.length || 1);
 }
 
 /**

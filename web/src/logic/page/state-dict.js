@@ -11,8 +11,13 @@ import { PageError } from '../../text/page-error.js';
 /** A state dict of C = 1024 as JSON is about 40 MB: more is refused before parsing. */
 export const MAX_STATE_DICT_BYTES = 64 * 2 ** 20;
 
-const TORCH = ['in_proj_weight', 'in_proj_bias', 'out_proj.weight', 'out_proj.bias'];
+// bias_k and bias_v: a module built with add_bias_kv=True; q/k/v_proj_weight: with kdim or vdim
+// (engine.fromTorch reads them when [C, C] and refuses them by name otherwise).
+const TORCH = ['in_proj_weight', 'in_proj_bias', 'out_proj.weight', 'out_proj.bias', 'bias_k', 'bias_v',
+  'q_proj_weight', 'k_proj_weight', 'v_proj_weight'];
 const LINEAR = ['q_proj', 'k_proj', 'v_proj', 'out_proj'].flatMap((p) => [`${p}.weight`, `${p}.bias`]);
+// Llama's name for the output projection.
+const ALIASES = { 'o_proj.weight': 'out_proj.weight', 'o_proj.bias': 'out_proj.bias' };
 
 /** A state dict that cannot be read: `code` names why (words: `torch.error.<code>`). */
 export class StateDictError extends PageError {
@@ -49,15 +54,31 @@ function flatten(value, name) {
  */
 export function readStateDict(value) {
   if (!isPlainObject(value)) throw new StateDictError('notObject', {});
-  // The tensors by their own name, without the module path before it.
+  // The tensors by their own name, without the module path before it (the attention module's
+  // path: keys under another path are other modules of the layer, such as linear1.weight).
   const byName = new Map();
+  const keyOf = new Map();
+  const prefixOf = new Map();
   for (const key of Object.keys(value)) {
-    const name = [...TORCH, ...LINEAR].find((known) => key === known || key.endsWith(`.${known}`));
-    if (name && !byName.has(name)) byName.set(name, value[key]);
+    const known = [...TORCH, ...LINEAR, ...Object.keys(ALIASES)].find((n) => key === n || key.endsWith(`.${n}`));
+    if (!known) continue;
+    const name = ALIASES[known] ?? known;
+    // Two modules' attention (layers.0 and layers.1): which one is meant cannot be guessed.
+    if (byName.has(name)) throw new StateDictError('twoModules', { first: keyOf.get(name), second: key });
+    byName.set(name, value[key]);
+    keyOf.set(name, key);
+    prefixOf.set(name, key.slice(0, key.length - known.length));
   }
-  const kind = byName.has('in_proj_weight') ? 'torch' : byName.has('q_proj.weight') ? 'linear' : null;
+  const kind = byName.has('in_proj_weight') || byName.has('q_proj_weight') ? 'torch' : byName.has('q_proj.weight') ? 'linear' : null;
   if (!kind) throw new StateDictError('noWeights', {});
   const names = kind === 'torch' ? TORCH : LINEAR;
+  // Every other key of the attention module's own path is refused by name, never dropped.
+  const prefix = prefixOf.get(kind === 'torch' ? (byName.has('in_proj_weight') ? 'in_proj_weight' : 'q_proj_weight') : 'q_proj.weight');
+  for (const key of Object.keys(value)) {
+    if (!key.startsWith(prefix)) continue;
+    const rest = key.slice(prefix.length);
+    if (!names.includes(ALIASES[rest] ?? rest)) throw new StateDictError('unknownKey', { name: key });
+  }
   const params = {};
   for (const name of names) if (byName.has(name)) params[name] = flatten(byName.get(name), name);
   if (!params['out_proj.weight']) throw new StateDictError('missing', { name: 'out_proj.weight' });

@@ -33,7 +33,8 @@ export function encodeTrainingState({ options, probe = null, compare = false } =
 export function decodeTrainingState(search) {
   const params = new URLSearchParams(search);
   const { options, rejected } = readOptions((name) => params.get(key(name)));
-  const layer = Number(params.get(key('block')));
+  // A layer the trainer does not have means its last one: never a picker of a million layers.
+  const layer = Math.min(Number(params.get(key('block'))), options.layers - 1);
   return {
     options,
     rejected,

@@ -114,6 +114,9 @@ export function changeKind(input, step) {
   if (!input) return 'appear';
   if (step.op === 'transpose' || step.op === 'repeat') return 'move';
   if (step.op === 'reshape' || step.op === 'merge') return 'regroup';
+  // The cache keeps what earlier steps computed and gains the new token's row: not a new tensor of
+  // values, and not the same values recoloured.
+  if (step.op === 'append') return 'append';
   const sameShape = input.shape.length === step.shape.length && input.shape.every((s, i) => s === step.shape[i]);
   return sameShape ? 'recolor' : 'appear';
 }

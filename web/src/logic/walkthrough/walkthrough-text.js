@@ -64,3 +64,23 @@ export function allFormulas(engine) {
   }
   return [...all];
 }
+
+/**
+ * How the mask broadcasts over the scores [B, H, Tq, Tk]: the mask's own shape (causal [Tq, Tk],
+ * padding [B, 1, 1, Tk], both [B, 1, Tq, Tk]) aligned from the right, and per axis whether it is
+ * the mask's own or stretched (an axis the mask lacks, or of size 1, is repeated to the scores'
+ * size without copying). null without a mask. Returns { mask: sizes (null where the axis is
+ * missing), axes: [{ axis, size, mask, stretched }] }.
+ */
+export function maskBroadcast(summary) {
+  const { B, H, T, Tk, mask, keyLengths } = summary;
+  const causal = mask === 'causal';
+  const padding = Array.isArray(keyLengths) || ArrayBuffer.isView(keyLengths) ? keyLengths.length > 0 : mask === 'padding';
+  if (!causal && !padding) return null;
+  const own = causal && padding ? [B, 1, T, Tk] : causal ? [null, null, T, Tk] : [B, 1, 1, Tk];
+  const sizes = [B, H, T, Tk];
+  return {
+    mask: own,
+    axes: ['B', 'H', 'Tq', 'Tk'].map((axis, i) => ({ axis, size: sizes[i], mask: own[i], stretched: own[i] === null || (own[i] === 1 && sizes[i] !== 1) })),
+  };
+}
