@@ -674,7 +674,7 @@ export class LanguageModel {
 }
 
 /** A corpus's files beside the trainer's .wasm, read (train: false leaves the training ids out). */
-export function loadCorpus(name: CorpusName, trainerWasmUrl: string | URL, options?: { train?: boolean }): Promise<CorpusData>;
+export function loadCorpus(name: CorpusName, trainerWasmUrl: string | UrlLike, options?: { train?: boolean }): Promise<CorpusData>;
 
 export interface TrainerView {
   step: number;
