@@ -3,11 +3,16 @@
 // the trainer section's session (session.js) with the language model's service.
 import { TrainerSession } from './session.js';
 
-const LM_WORKER_URL = new URL('./mha-lm-worker.js', import.meta.url);
-
 /** A started session of the language model's service (see session.js for its events and mode). */
 export async function startLmSession({ wasmUrl, worker = true } = {}) {
   const session = new TrainerSession();
-  await session.start({ wasmUrl, worker, workerUrl: LM_WORKER_URL });
+  await session.start({
+    wasmUrl,
+    worker,
+    // Written out in full: bundlers build and emit a worker only for this literal form.
+    makeWorker: () => new Worker(new URL('./mha-lm-worker.js', import.meta.url), { type: 'module' }),
+    // Not a literal import: a bundler must not pull the model's engine into the widget bundle.
+    importService: () => import(/* @vite-ignore */ new URL('./mha-lm-worker.js', import.meta.url).href),
+  });
   return session;
 }
