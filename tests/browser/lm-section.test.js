@@ -164,7 +164,7 @@ test('English: loads when near, every head over the typed text, generate, the wa
   await deep(page, () => document.getElementById('language-model').shadowRoot.querySelector('button.walk').click());
   const walked = await until(page, () => {
     const w = document.querySelector('mha-playground').shadowRoot.querySelector('mha-walkthrough');
-    return w.run && w.tokens.join('') === 'the␣cat␣sat␣on␣the␣mat.␣the␣cat␣sat␣on␣the' ? { tokens: w.tokens, output: Array.from(w.run.step('output').data), shape: w.run.step('x').shape, steps: w.run.steps.length } : null;
+    return w.run && w.labels?.join('') === 'the␣cat␣sat␣on␣the␣mat.␣the␣cat␣sat␣on␣the' ? { tokens: w.labels, output: Array.from(w.run.step('output').data), shape: w.run.step('x').shape, steps: w.run.steps.length } : null;
   }, null, { what: 'the walkthrough on the typed text' });
   const run = lm.run(typed, { layer: 0 });
   assert.deepEqual(walked.shape, [1, Array.from(typed).length, 128]);
