@@ -41,6 +41,12 @@ node scripts/bundle_widgets.js
 # the trainer's .wasm at run time, as the bundle does (scripts/bundle_worker.js says what it leaves out).
 node scripts/bundle_worker.js
 
+# The language-model section's drawing code (<mha-lm> loads it when the section comes near the
+# screen), a file beside the bundle: the bundle imports it as new URL('./mha-lm-view.js',
+# import.meta.url), so a page without the section never downloads it.
+node_modules/.bin/esbuild web/src/elements/lm/mha-lm-view.js --bundle --format=esm --minify --platform=browser \
+  --log-level=warning --outfile=web/dist/mha-lm-view.js
+
 
 # The iframe route's script (embed.html loads dist/embed.js): one file beside the widget bundle,
 # which it imports as ./mha-lens.js, so copying embed.html, embed.css and dist/ is enough.

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Bundles the trainer section's Web Worker (web/src/worker/mha-trainer-worker.js) into
-// web/dist/mha-trainer-worker.js, beside the widget bundle that starts it. The worker runs only
+// web/dist/mha-trainer-worker.js, and the language model's (mha-lm-worker.js) into web/dist/mha-lm-worker.js,
+// beside the widget bundle that starts them. The worker runs only
 // the engine with the trainer, whose glue (mha_trainer.mjs) it imports beside the trainer's .wasm
 // at run time; engine.js also imports the plain engine's glue (mha_engine.mjs) for createEngine()
 // without the trainer, which the worker never calls. That glue is replaced here by its last lines
@@ -44,6 +45,19 @@ await build({
     loader: 'js',
   },
   outfile: new URL('../web/dist/mha-trainer-worker.js', import.meta.url).pathname,
+  bundle: true,
+  format: 'esm',
+  minify: true,
+  platform: 'browser',
+  logLevel: 'warning',
+  plugins: [noPlainEngine, trainerGlueBeside, assetsBeside],
+});
+
+// The language-model section's worker (<mha-lm>), the same way: it is also its own page-thread
+// fallback (it exports startService).
+await build({
+  entryPoints: [new URL('../web/src/worker/mha-lm-worker.js', import.meta.url).pathname],
+  outfile: new URL('../web/dist/mha-lm-worker.js', import.meta.url).pathname,
   bundle: true,
   format: 'esm',
   minify: true,

@@ -31,6 +31,7 @@ function applyLanguage() {
   for (const button of document.querySelectorAll('[data-lang]')) button.setAttribute('aria-pressed', String(button.dataset.lang === lang));
   playground.setAttribute('lang', lang);
   trainer?.setAttribute('lang', lang);
+  document.getElementById('language-model')?.setAttribute('lang', lang);
   buildContents();
 }
 

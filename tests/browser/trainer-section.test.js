@@ -108,7 +108,8 @@ test('the docs page opens the section trained: the checkpoint\'s head scores, la
   assert.match(shown.status, /Step 1000 of 1000/);
   // The section is a link target, right after the heatmaps.
   const order = await deep(page, () => [...document.querySelector('mha-playground').shadowRoot.querySelectorAll('section.block')].map((s) => s.className.replace('block ', '')));
-  assert.deepEqual(order.slice(order.indexOf('heatmaps'), order.indexOf('heatmaps') + 2), ['heatmaps', 'trained']);
+  // After the heatmaps: the language model (the page's <mha-lm>), then this section.
+  assert.deepEqual(order.slice(order.indexOf('heatmaps'), order.indexOf('heatmaps') + 3), ['heatmaps', 'lm', 'trained']);
   assert.equal(await deep(page, () => document.getElementById('trained').localName), 'mha-trainer');
   await screenshot(page, 'trainer-en.png');
   await page.setViewportSize({ width: 360, height: 780 });

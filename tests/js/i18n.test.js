@@ -8,6 +8,7 @@ import { LANGUAGES, STRINGS, translator } from '../../web/src/text/translate.js'
 import { PageError } from '../../web/src/text/page-error.js';
 import { MhaLoadError } from '../../web/src/engine/errors.js';
 import { MESSAGES } from '../../web/src/text/messages.js';
+import { LM_STRINGS, withLmWords } from '../../web/src/text/lm-words.js';
 import { getTestEngine, CONFIGS } from './engine-helper.js';
 
 const root = new URL('../../web/', import.meta.url).pathname;
@@ -46,8 +47,10 @@ test('every literal key the page code asks for is in both tables', () => {
   }
   for (const match of readFileSync(join(root, 'index.html'), 'utf8').matchAll(/data-i18n="([\w.]+)"/g)) used.add(match[1]);
   assert.ok(used.size > 100, `found only ${used.size} keys: the scan is broken`);
-  // A word of the page (en.js and zh.js), or a message of the page's own (messages.js).
-  const missing = [...used].filter((key) => !(key in MESSAGES) && (!(key in STRINGS.en) || !(key in STRINGS.zh)));
+  // A word of the page (en.js and zh.js), of the language-model section (lm-en.js and lm-zh.js,
+  // loaded with it), or a message of the page's own (messages.js).
+  const inBoth = (tables, key) => key in tables.en && key in tables.zh;
+  const missing = [...used].filter((key) => !(key in MESSAGES) && !inBoth(STRINGS, key) && !inBoth(LM_STRINGS, key));
   assert.deepEqual(missing, []);
 });
 
@@ -116,4 +119,24 @@ test('the engine\'s load failures say themselves in both languages, with the sam
   assert.equal(missing.url, 'https://blog.example/assets/mha_engine.wasm');
   assert.match(missing.message, /^mha_engine\.wasm is not at https:\/\/blog\.example\/assets\/mha_engine\.wasm \(HTTP 404\)\. Copy it there .*wasm-url.*mha-lens:wasm-url.*createEngine\(\{ wasmUrl \}\)\.$/);
   assert.match(missing.messageIn('zh'), /^https:\/\/blog\.example\/assets\/mha_engine\.wasm 处没有 mha_engine\.wasm（HTTP 404）。请把包里的/);
+});
+
+test('the language-model section\'s words: the same keys in both languages, none empty, the same slots, none shadowing the page\'s', () => {
+  const en = Object.keys(LM_STRINGS.en).sort();
+  const zh = Object.keys(LM_STRINGS.zh).sort();
+  assert.deepEqual(zh.filter((k) => !en.includes(k)), [], 'keys only in lm-zh.js');
+  assert.deepEqual(en.filter((k) => !zh.includes(k)), [], 'keys only in lm-en.js');
+  assert.ok(en.length > 50, `only ${en.length} words: the tables are not the section's`);
+  const placeholders = (text) => (text.match(/\{\w+\}/g) ?? []).sort();
+  for (const key of en) {
+    for (const lang of LANGUAGES) assert.ok(LM_STRINGS[lang][key].trim().length > 0, `${lang} ${key} is empty`);
+    assert.deepEqual(placeholders(LM_STRINGS.zh[key]), placeholders(LM_STRINGS.en[key]), `placeholders of ${key}`);
+    assert.notEqual(LM_STRINGS.zh[key], LM_STRINGS.en[key], `${key} is not translated`);
+    assert.ok(!(key in STRINGS.en), `${key} is in both en.js and lm-en.js`);
+  }
+  // The section's t(): its own words in the reader's language, the page's for the rest.
+  const t = withLmWords(translator('zh'));
+  assert.equal(t('lm.gen.go'), '生成');
+  assert.equal(t('lm.title'), STRINGS.zh['lm.title']);
+  assert.equal(t('lm.head.name', { layer: 1, head: 2 }), '层1 头2');
 });

@@ -71,7 +71,7 @@ test('importing every entry in Node throws nothing and defines nothing; the Node
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: app });
   assert.deepEqual(JSON.parse(stdout), {
     customElements: 'undefined', HTMLElement: 'undefined',
-    elements: ['MhaHeatmapElement', 'MhaPlaygroundElement', 'MhaRunElement', 'MhaShapesElement', 'MhaTrainerElement', 'MhaWalkthroughElement', 'env', 'getEngine'],
+    elements: ['MhaHeatmapElement', 'MhaLmElement', 'MhaPlaygroundElement', 'MhaRunElement', 'MhaShapesElement', 'MhaTrainerElement', 'MhaWalkthroughElement', 'env', 'getEngine'],
     sameGetEngine: true, output: 8, shared: true, version: JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).version,
     html: '<mha-heatmap c="12" h="3" tokens="a b" key-lengths="2" only=""></mha-heatmap>',
   });

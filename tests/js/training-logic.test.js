@@ -187,11 +187,16 @@ describe('options and the URL', () => {
     const params = encodeTrainingState(state, { layer: 0, backward: true });
     assert.equal(params.toString(), 'tr-task=previous&tr-heads=2&tr-lr=0.01&tr-dropout=0.2&tr-seed=5&tr-probe=1+2+3&tr-compare=1&tr-block=0&tr-backward=1');
     const back = decodeTrainingState(`?seed=9&${params}`);
-    assert.deepEqual(back, { ...state, rejected: [], block: { layer: 0, backward: true } });
-    assert.deepEqual(decodeTrainingState('?tr-block=x').block, { layer: null, backward: false });
+    assert.deepEqual(back, { ...state, rejected: [], block: { layer: 0, backward: true, source: 'trainer' } });
+    assert.deepEqual(decodeTrainingState('?tr-block=x').block, { layer: null, backward: false, source: 'trainer' });
     // A layer past the trainer's is its last one: a link cannot ask for a picker of N options.
-    for (const N of ['100000', '1e7', '9007199254740993']) assert.deepEqual(decodeTrainingState(`?tr-block=${N}`).block, { layer: defaultOptions().layers - 1, backward: false });
+    for (const N of ['100000', '1e7', '9007199254740993']) assert.deepEqual(decodeTrainingState(`?tr-block=${N}`).block, { layer: defaultOptions().layers - 1, backward: false, source: 'trainer' });
     assert.equal(decodeTrainingState('?tr-layers=2&tr-block=5').block.layer, 1);
+    // The language model's block: its source kept, no backward pass (the toy trainer's only).
+    const lm = encodeTrainingState({}, { layer: 1, backward: false, source: 'lm' });
+    assert.equal(lm.toString(), 'tr-block=1&tr-source=lm');
+    assert.deepEqual(decodeTrainingState(`?${lm}`).block, { layer: 1, backward: false, source: 'lm' });
+    assert.equal(encodeTrainingState({}, { layer: null, source: 'lm' }).toString(), '', 'the seeded run needs no source');
     assert.equal(mergeParams(new URLSearchParams('seed=9'), params).get('seed'), '9');
   });
 });

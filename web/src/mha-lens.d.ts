@@ -164,6 +164,34 @@ export class MhaTrainerElement extends HTMLElement {
   blockRun(options?: { layer?: number; backward?: boolean }): Promise<{ run: Run; tokens: number[]; step: number; layers: number }>;
 }
 
+/**
+ * <mha-lm>: a character language model that reads what the learner types (every head over the
+ * characters with its job scored, the next character), writes with a KV cache, trains a small
+ * model from scratch in a Web Worker, and shows what positions do. It loads its model and its
+ * drawing code (mha-lm-view.js, beside the bundle) once it comes near the screen.
+ */
+export class MhaLmElement extends HTMLElement {
+  /** Default: the reader's language's ('tang-poems' for Chinese). */
+  corpus: 'moby-dick' | 'tang-poems';
+  /** The text the model reads. */
+  text: string | null;
+  /** Resolves once the model has read the text (after start(), or once scrolled near). */
+  readonly ready: Promise<void>;
+  readonly mode: 'worker' | 'page' | null;
+  readonly model: { corpus: string; step: number; context: number; options: Record<string, unknown>; parameterCount: number } | null;
+  /** Starts the model and the drawing now. */
+  start(): Promise<void>;
+  /** One layer's block over the text as a walkthrough run (forward only); tokens are its characters. */
+  blockRun(options?: { layer?: number }): Promise<{ run: Run; tokens: string[]; step: number; layers: number }>;
+}
+
+export interface MhaLmReadEventDetail { text: string }
+export interface MhaLmWalkEventDetail { layer: number }
+/** The model read a new text: bubbles, composed. */
+export type MhaLmReadEvent = CustomEvent<MhaLmReadEventDetail>;
+/** The reader asked the walkthrough to run a layer on the text: bubbles, composed. */
+export type MhaLmWalkEvent = CustomEvent<MhaLmWalkEventDetail>;
+
 export interface MhaTrainStepEventDetail { step: number; loss: number; accuracy: number }
 export interface MhaTrainDoneEventDetail { step: number; loss: number; accuracy: number; evaluation: { loss: number; accuracy: number; sequences: number } }
 export interface MhaTrainViewEventDetail { step: number }
@@ -203,6 +231,7 @@ declare global {
     'mha-shapes': MhaShapesElement;
     'mha-playground': MhaPlaygroundElement;
     'mha-trainer': MhaTrainerElement;
+    'mha-lm': MhaLmElement;
   }
   interface HTMLElementEventMap {
     'mha-step': MhaStepEvent;
@@ -214,6 +243,8 @@ declare global {
     'mha-train-done': MhaTrainDoneEvent;
     'mha-train-view': MhaTrainViewEvent;
     'mha-train-state': MhaTrainStateEvent;
+    'mha-lm-read': MhaLmReadEvent;
+    'mha-lm-walk': MhaLmWalkEvent;
   }
   /** The events that bubble (composed) reach the document. */
   interface DocumentEventMap {
@@ -225,5 +256,7 @@ declare global {
     'mha-train-done': MhaTrainDoneEvent;
     'mha-train-view': MhaTrainViewEvent;
     'mha-train-state': MhaTrainStateEvent;
+    'mha-lm-read': MhaLmReadEvent;
+    'mha-lm-walk': MhaLmWalkEvent;
   }
 }

@@ -1,15 +1,17 @@
 // The mha-lens elements: importing this module defines <mha-walkthrough>, <mha-heatmap>,
-// <mha-shapes>, <mha-playground> and <mha-trainer> (where custom elements exist: in Node it
+// <mha-shapes>, <mha-playground>, <mha-trainer> and <mha-lm> (where custom elements exist: in Node it
 // defines nothing).
 import './define.js';
 import { defineElement } from './base/dom.js';
 import { MhaPlaygroundElement } from './playground/mha-playground.js';
 import { MhaTrainerElement } from './trainer/mha-trainer.js';
+import { MhaLmElement } from './lm/mha-lm.js';
 
 defineElement('mha-playground', MhaPlaygroundElement);
 defineElement('mha-trainer', MhaTrainerElement);
+defineElement('mha-lm', MhaLmElement);
 
-export { MhaPlaygroundElement, MhaTrainerElement };
+export { MhaPlaygroundElement, MhaTrainerElement, MhaLmElement };
 export { MhaWalkthroughElement } from './walkthrough/mha-walkthrough.js';
 export { MhaHeatmapElement } from './heatmap/mha-heatmap.js';
 export { MhaShapesElement } from './shapes/mha-shapes.js';

@@ -30,12 +30,18 @@ export class TrainerSession extends EventTarget {
   wasmUrl = null;
   /** True when the page said where the .wasm is (its checkpoints are then beside it too). */
   givenWasmUrl = false;
+  // Another service with the same protocol of starting (the language model's, lm-session.js):
+  // how to start its worker and, where none starts, import it onto the page.
+  #makeWorker = () => new Worker(new URL('./mha-trainer-worker.js', import.meta.url), { type: 'module' });
+  #importService = importTrainerService;
 
   /**
    * Starts the service: resolves once it is ready, rejects with the load error (an MhaLoadError
    * from compiling the .wasm, or the service's own error data) when the trainer cannot run at all.
    */
-  async start({ wasmUrl, worker = true } = {}) {
+  async start({ wasmUrl, worker = true, makeWorker = null, importService = null } = {}) {
+    if (makeWorker) this.#makeWorker = makeWorker;
+    if (importService) this.#importService = importService;
     const { url, given, module } = await compileEngine({ trainer: true, wasmUrl });
     this.wasmUrl = url;
     this.givenWasmUrl = given;
@@ -55,8 +61,8 @@ export class TrainerSession extends EventTarget {
   #startWorker(module, url) {
     let worker;
     try {
-      // Written out in full: Vite, webpack and Rspack build and emit the worker only for this literal form.
-      worker = new Worker(new URL('./mha-trainer-worker.js', import.meta.url), { type: 'module' });
+      // Written out in full (in #makeWorker): Vite, webpack and Rspack build and emit the worker only for this literal form.
+      worker = this.#makeWorker();
     } catch {
       return Promise.resolve(false);
     }
@@ -98,7 +104,7 @@ export class TrainerSession extends EventTarget {
 
   async #startOnPage(module, url) {
     // A chunk of its own (assets.js): only a page whose worker did not start loads it.
-    const service = await importTrainerService();
+    const service = await this.#importService();
     const ready = new Promise((resolve, reject) => {
       this.#handle = service.startService((message) => {
         // Delivered in a task of its own, as a worker's message would be.

@@ -88,14 +88,27 @@ export class MhaPlaygroundElement extends ElementBase {
     stopFollowingHostScheme(this);
     this.removeEventListener('mha-train-view', this.#onTrainerView);
     this.removeEventListener('mha-train-done', this.#onTrainerView);
+    this.removeEventListener('mha-lm-read', this.#onLmRead);
+    this.removeEventListener('mha-lm-walk', this.#onLmWalk);
   }
 
   // --- The walkthrough's source: seeded, or the trained model's block ---
   #onTrainerView = (event) => {
-    if (this.#panels?.block.active && !event.target.running) this.#applyBlock();
+    if (this.#panels?.block.active && this.#panels.block.source !== 'lm' && !event.target.running) this.#applyBlock();
   };
 
-  /** { layer (null: the seeded run), backward }: what the walkthrough shows, for the URL. */
+  // The language model's block follows the text it reads; its "walk through" button asks for it.
+  #onLmRead = () => {
+    if (this.#panels?.block.active && this.#panels.block.source === 'lm') this.#applyBlock();
+  };
+
+  #onLmWalk = (event) => {
+    this.blockSource = { layer: event.detail.layer, backward: false, source: 'lm' };
+    this.#emitState();
+    this.focusWalkthrough();
+  };
+
+  /** { layer (null: the seeded run), backward, source }: what the walkthrough shows, for the URL. */
   get blockSource() { return this.#panels?.block.state ?? this.#blockState; }
   set blockSource(state) {
     this.#blockState = state;
@@ -118,6 +131,8 @@ export class MhaPlaygroundElement extends ElementBase {
     // The trained model's block (trainer/block-source.js) follows the trainer when it stops.
     this.addEventListener('mha-train-view', this.#onTrainerView);
     this.addEventListener('mha-train-done', this.#onTrainerView);
+    this.addEventListener('mha-lm-read', this.#onLmRead);
+    this.addEventListener('mha-lm-walk', this.#onLmWalk);
     this.#readAttributes();
     this.#build();
     try {
@@ -241,6 +256,9 @@ export class MhaPlaygroundElement extends ElementBase {
     // The trainer section (<mha-trainer slot="trained">, a child in the page, so that #trained
     // is a link into it), right after the heatmaps; hidden when the page gives none.
     const trained = block('trained', t('tr.title'), el('slot', { name: 'trained' }));
+    // The language model (<mha-lm slot="lm">, a child in the page: #language-model links into it),
+    // right after the heatmaps; hidden when the page gives none.
+    const lm = block('lm', t('lm.title'), el('slot', { name: 'lm' }));
     // Handing each child a run (none yet) tells it not to run a config of its own.
     for (const child of [walkthrough, heatmap, shapes]) {
       child.run = this.#run;
@@ -266,13 +284,16 @@ export class MhaPlaygroundElement extends ElementBase {
       block('shapes', t('shapes.title'), staleNote(), shapes),
       block('walkthrough', t('wt.title'), staleNote(), blockSource.element, walkthrough),
       block('heatmaps', t('hm.title'), staleNote(), heatmap),
+      lm,
       trained,
       algorithms.section,
       lessons.section, torch.section, mistakes.section, quiz.section, exports.section);
-    const slot = trained.querySelector('slot');
-    const showTrained = () => { trained.hidden = slot.assignedElements().length === 0; };
-    slot.addEventListener('slotchange', showTrained);
-    showTrained();
+    for (const section of [trained, lm]) {
+      const slot = section.querySelector('slot');
+      const show = () => { section.hidden = slot.assignedElements().length === 0; };
+      slot.addEventListener('slotchange', show);
+      show();
+    }
     controls.show(this.#state);
     this.#showCut();
   }

@@ -1,7 +1,8 @@
 // What the playground's walkthrough shows: its own seeded run (tokens are labels over seeded X),
 // or one layer's attention block of the trained model on the page (<mha-trainer>: its X, weights
 // and the probe's tokens), forward only or continuing after `output` with the backward pass of one
-// training step. The playground puts this bar above its walkthrough and hands it its elements.
+// training step, or of the language model (<mha-lm>: the reader's text, its characters' hidden
+// states). The playground puts this bar above its walkthrough and hands it its elements.
 import { el } from '../base/dom.js';
 import { sheet } from '../base/styles.js';
 
@@ -9,7 +10,8 @@ export const BLOCK_STYLES = sheet(`
 .block-source { display: flex; flex-wrap: wrap; gap: 0.4em 1.2em; align-items: center; margin: 0 0 0.6em; }
 .block-source label { display: inline-flex; gap: 0.4em; align-items: center; }
 .block-source input[type="checkbox"] { width: 1.2em; height: 1.2em; }
-.block-source select { min-height: 2.2em; }
+.block-source select { min-height: 2.2em; max-width: 100%; min-width: 0; }
+.block-source label { max-width: 100%; }
 .block-note { font-size: 0.88em; margin: 0 0 0.8em; border-left: 3px solid var(--accent); padding-left: 0.6em; max-width: 52em; }
 `);
 
@@ -21,6 +23,7 @@ export class BlockSourcePanel {
   #onChange;
   #layer = null; // null: the seeded run
   #backward = false;
+  #source = 'trainer'; // or 'lm'
   #layers = 1;
   #ticket = 0;
 
@@ -33,6 +36,10 @@ export class BlockSourcePanel {
     this.use = el('input', { type: 'checkbox', id: 'block-use', name: 'block' });
     this.layer = el('select', { id: 'block-layer', name: 'blockLayer', 'aria-label': t('block.layer') });
     this.backward = el('input', { type: 'checkbox', id: 'block-backward', name: 'backward' });
+    this.model = el('select', { id: 'block-model', name: 'blockModel', 'aria-label': t('block.source') },
+      el('option', { value: 'trainer' }, t('block.source.trainer')), el('option', { value: 'lm' }, t('block.source.lm')));
+    this.modelLabel = el('label', {}, `${t('block.source')} `, this.model);
+    this.model.addEventListener('change', () => this.#set({ layer: this.#layer ?? 0, backward: false, source: this.model.value }));
     this.note = el('p', { class: 'block-note', 'aria-live': 'polite' });
     this.use.addEventListener('change', () => this.#set({ layer: this.use.checked ? Number(this.layer.value) || 0 : null, backward: this.use.checked && this.#backward }));
     this.layer.addEventListener('change', () => this.#set({ layer: Number(this.layer.value), backward: this.#backward }));
@@ -41,40 +48,60 @@ export class BlockSourcePanel {
     this.element = el('div', {},
       el('div', { class: 'block-source', role: 'group', 'aria-label': t('block.use') },
         el('label', {}, this.use, t('block.use')),
+        this.modelLabel,
         el('label', {}, `${t('block.layer')} `, this.layer),
         el('label', {}, this.backward, t('block.backward'))),
       this.note);
     this.#show();
   }
 
-  /** { layer (null: seeded), backward }: what the URL keeps. */
-  get state() { return { layer: this.#layer, backward: this.#backward }; }
-  set state({ layer = null, backward = false } = {}) {
+  /** { layer (null: seeded), backward, source ('trainer' or 'lm') }: what the URL keeps. */
+  get state() { return { layer: this.#layer, backward: this.#backward, source: this.#source }; }
+  set state({ layer = null, backward = false, source = 'trainer' } = {}) {
     this.#layer = Number.isInteger(layer) && layer >= 0 ? Math.min(layer, MAX_LAYERS - 1) : null;
-    this.#backward = Boolean(backward) && this.#layer !== null;
+    this.#source = source === 'lm' ? 'lm' : 'trainer';
+    // The backward pass is the toy trainer's: the language model's block runs forward only.
+    this.#backward = Boolean(backward) && this.#layer !== null && this.#source === 'trainer';
     if (this.use) this.#show();
   }
 
   /** True when the walkthrough shows the trained model's block. */
   get active() { return this.#layer !== null; }
 
+  /** Which model's block: 'trainer' or 'lm'. */
+  get source() { return this.#source; }
+
   /** The trainer whose block is shown: the playground's child, else the page's first. */
   get trainer() {
     return this.#host.querySelector('mha-trainer') ?? document.querySelector('mha-trainer');
   }
 
+  /** The language model on the page, if any. */
+  get lm() {
+    return this.#host.querySelector('mha-lm') ?? document.querySelector('mha-lm');
+  }
+
+  // The element whose block is shown (null: none on the page).
+  get #model() {
+    return this.#source === 'lm' ? this.lm : this.trainer;
+  }
+
   #set(state) {
-    this.state = state;
+    this.state = { source: this.#source, ...state };
     this.#onChange();
   }
 
   #show() {
     const { t } = this;
-    const trainer = this.trainer;
+    if (!this.trainer && this.lm) this.#source = 'lm';
+    const trainer = this.#model;
     this.use.checked = this.active;
     this.use.disabled = !trainer;
     this.backward.checked = this.#backward;
-    this.backward.disabled = !trainer;
+    this.backward.disabled = !this.trainer || this.#source === 'lm';
+    // The choice of model only where the page has both.
+    this.modelLabel.hidden = !(this.trainer && this.lm);
+    this.model.value = this.#source;
     const count = Math.max(this.#layers, (this.#layer ?? 0) + 1);
     if (this.layer.options.length !== count) this.layer.replaceChildren(...Array.from({ length: count }, (_, i) => el('option', { value: String(i) }, String(i))));
     this.layer.value = String(this.#layer ?? 0);
@@ -90,10 +117,11 @@ export class BlockSourcePanel {
    */
   async apply({ walkthrough, heatmap, shapes }) {
     this.#show();
-    const trainer = this.trainer;
+    const trainer = this.#model;
     if (!this.active || !trainer) return false;
     const ticket = ++this.#ticket;
-    this.note.textContent = this.t('block.waiting');
+    const lm = this.#source === 'lm';
+    this.note.textContent = this.t(lm ? 'block.lmWaiting' : 'block.waiting');
     let block;
     try {
       block = await trainer.blockRun({ layer: this.#layer, backward: this.#backward });
@@ -115,7 +143,7 @@ export class BlockSourcePanel {
     heatmap.run = block.run;
     shapes.run = block.run;
     this.#show();
-    this.note.textContent = `${this.t('block.trained', { layer: this.#layer, step: block.step, T, C, H })}${this.#backward ? ` ${this.t('block.backwardNote')}` : ''}`;
+    this.note.textContent = `${this.t(lm ? 'block.lmTrained' : 'block.trained', { layer: this.#layer, step: block.step, T, C, H })}${this.#backward ? ` ${this.t('block.backwardNote')}` : ''}`;
     return true;
   }
 }

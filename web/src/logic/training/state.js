@@ -1,6 +1,7 @@
 // The trainer section's state in the docs page's URL, beside the playground's (logic/page/page-state.js):
 // its options, the probe, the random-vs-trained view, and whether the walkthrough shows the
-// trained model's block (which layer, and the backward pass). Keys start with "tr-" so that they
+// trained model's block (which layer, the backward pass, and which model: the toy trainer's or
+// the language model's). Keys start with "tr-" so that they
 // never meet the playground's (which has a seed of its own). Defaults are left out. No DOM.
 import { OPTION_NAMES, defaultOptions, readOptions } from './options.js';
 
@@ -22,6 +23,7 @@ export function encodeTrainingState({ options, probe = null, compare = false } =
   if (compare) params.set(key('compare'), '1');
   if (Number.isInteger(block.layer)) params.set(key('block'), String(block.layer));
   if (block.backward) params.set(key('backward'), '1');
+  if (Number.isInteger(block.layer) && block.source === 'lm') params.set(key('source'), 'lm');
   return params;
 }
 
@@ -40,7 +42,8 @@ export function decodeTrainingState(search) {
     rejected,
     probe: params.get(key('probe')),
     compare: params.get(key('compare')) === '1',
-    block: { layer: params.has(key('block')) && Number.isInteger(layer) && layer >= 0 ? layer : null, backward: params.get(key('backward')) === '1' },
+    block: { layer: params.has(key('block')) && Number.isInteger(layer) && layer >= 0 ? layer : null, backward: params.get(key('backward')) === '1',
+      source: params.get(key('source')) === 'lm' ? 'lm' : 'trainer' },
   };
 }
 
