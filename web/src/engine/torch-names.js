@@ -33,6 +33,18 @@ const isTensorLike = (v) => ArrayBuffer.isView(v) || Array.isArray(v);
 // Row-major numbers of a nested list (tensor.tolist()), or the array as it is: the engine reads a
 // flat Array or typed array and names a bad value. A ragged list is refused here.
 function flattened(value, name) {
+  try {
+    return flattenedAsRead(value, name);
+  } catch (error) {
+    if (error instanceof TorchNameError) throw error;
+    // A getter or Proxy trap that throws is named, never rethrown raw.
+    let detail;
+    try { detail = String(error?.message ?? error).slice(0, 200); } catch { detail = '?'; }
+    throw new TorchNameError(name, 'bad_tensor.unreadable', { field: name, detail });
+  }
+}
+
+function flattenedAsRead(value, name) {
   if (ArrayBuffer.isView(value) || !Array.isArray(value) || !value.some(Array.isArray)) return value;
   const out = [];
   const walk = (node, depth, shape) => {
