@@ -33,6 +33,20 @@ const isTensorLike = (v) => ArrayBuffer.isView(v) || Array.isArray(v);
 // Row-major numbers of a nested list (tensor.tolist()), or the array as it is: the engine reads a
 // flat Array or typed array and names a bad value. A ragged list is refused here.
 function flattened(value, name) {
+  try {
+    return flattenedOrThrow(value, name);
+  } catch (error) {
+    if (error instanceof TorchNameError) throw error;
+    // An element whose getter throws: named as the tensor it is in, not rethrown raw.
+    let detail = '?';
+    try {
+      detail = String(error instanceof Error ? error.message : error).slice(0, 200);
+    } catch { /* an error whose message throws */ }
+    throw new TorchNameError(name, 'bad_value.unreadable', { field: name, detail });
+  }
+}
+
+function flattenedOrThrow(value, name) {
   if (ArrayBuffer.isView(value) || !Array.isArray(value) || !value.some(Array.isArray)) return value;
   const out = [];
   const walk = (node, depth, shape) => {
