@@ -15,6 +15,8 @@ if [ ! -f build/wasm/CMakeCache.txt ]; then
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build build/wasm -j"$jobs"
+# The glue without the one import.meta.url that webpack would bake the build machine's path from.
+node scripts/patch_glue.js
 
 # The checkpoints the trainer section and the language model open with (scripts/make_checkpoints.js,
 # scripts/lm/make_checkpoints.js), and the language model's corpora (scripts/lm/make_corpora.js),
@@ -22,14 +24,16 @@ cmake --build build/wasm -j"$jobs"
 mkdir -p web/dist/checkpoints web/dist/corpora
 cp web/checkpoints/*.mhat web/checkpoints/*.json web/dist/checkpoints/
 cp -R web/corpora/. web/dist/corpora/
+cp web/checkpoints/checkpoint-urls.mjs web/dist/checkpoint-urls.mjs
+# The stylesheet that sizes the elements before they are defined, beside the bundle for a page that copies dist/.
+cp web/widgets.css web/dist/widgets.css
 
 # The formulas as MathML, rendered by KaTeX now rather than in every reader's browser.
 node scripts/render_formulas.js
 
 # The embeddable widgets as one ES module next to the .wasm it loads (web/dist/mha-lens.js). No
 # --external: what a browser loads holds no node:* import, and this build fails if one creeps in.
-node_modules/.bin/esbuild web/src/mha-lens.js --bundle --format=esm --minify --platform=browser \
-  --log-level=warning --outfile=web/dist/mha-lens.js
+node scripts/bundle_widgets.js
 
 # The trainer section's Web Worker, a file beside the bundle: the bundle starts it as
 # new Worker(new URL('./mha-trainer-worker.js', import.meta.url)), which a host's CSP allows with

@@ -7,6 +7,7 @@
 // (where its .wasm is: cpp/bindings/wasm_url.js) and a factory that says it is not there: 10 KB
 // gzipped less for every page that trains.
 import { build } from 'esbuild';
+import { assetsBeside } from './bundle_widgets.js';
 
 const ENGINE_GLUE = /mha_engine\.mjs$/;
 
@@ -22,13 +23,31 @@ export const defaultWasmUrl = () => new URL('./mha_engine.wasm', import.meta.url
   },
 };
 
+// The trainer's glue stays a file of its own beside the worker (the page's bundle loads it too).
+const trainerGlueBeside = {
+  name: 'trainer-glue-beside',
+  setup(builder) {
+    builder.onResolve({ filter: /trainer-glue\.js$/ }, () => ({ path: 'trainer-glue.js', namespace: 'trainer-glue' }));
+    builder.onLoad({ filter: /.*/, namespace: 'trainer-glue' }, () => ({
+      contents: "export const loadTrainerGlue = () => import(new URL('./mha_trainer.mjs', import.meta.url).href);",
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
-  entryPoints: [new URL('../web/src/worker/mha-trainer-worker.js', import.meta.url).pathname],
+  // The worker, and the service it runs as this module's export: a page whose worker did not start
+  // imports this same file and runs the service on its own thread (assets-beside.js).
+  stdin: {
+    contents: "import './mha-trainer-worker.js';\nexport { startService } from './trainer-service.js';",
+    resolveDir: new URL('../web/src/worker/', import.meta.url).pathname,
+    loader: 'js',
+  },
   outfile: new URL('../web/dist/mha-trainer-worker.js', import.meta.url).pathname,
   bundle: true,
   format: 'esm',
   minify: true,
   platform: 'browser',
   logLevel: 'warning',
-  plugins: [noPlainEngine],
+  plugins: [noPlainEngine, trainerGlueBeside, assetsBeside],
 });

@@ -30,7 +30,7 @@ Attention: --algorithm naive|tiled|incremental   --block-q <n> --block-k <n> (ti
 Output:  --json (the whole trace)   --step <id> (that tensor laid out by its axes)
          --backward (also the backward pass, for L = Σ output: dOutput of ones)
          --at <n> (with --step: a decoding step as it was at step t)   --lang en|zh
-         --version   --help
+         --version (-v)   --help (-h)
 Example: mha-lens walk --B 2 --T 4 --C 8 --H 2 --mask causal --step weights
          mha-lens walk --B 1 --T 6 --C 8 --H 2 --mask causal --algorithm tiled --block-q 2 --block-k 3
 
@@ -62,7 +62,7 @@ const options = {
   algorithm: { type: 'string' }, 'block-q': { type: 'string' }, 'block-k': { type: 'string' }, at: { type: 'string' },
   corpus: { type: 'string' }, prompt: { type: 'string' }, length: { type: 'string' }, temperature: { type: 'string' },
   'top-k': { type: 'string' }, train: { type: 'string' },
-  tolerance: { type: 'string' }, version: { type: 'boolean' },
+  tolerance: { type: 'string' }, version: { type: 'boolean', short: 'v' },
 };
 // The sizes, also in lower case as the elements' attributes name them (--b, --t, --tk, …).
 const SIZES = ['B', 'T', 'Tk', 'C', 'H', 'Hkv'];

@@ -85,7 +85,8 @@ test('Vite builds the app from the tarball with no warning, and it works with on
   const messages = [];
   const logger = { info() {}, warn: (m) => messages.push(m), warnOnce: (m) => messages.push(m), error: (m) => messages.push(m), clearScreen() {}, hasErrorLogged: () => false, hasWarned: false };
   await viteBuild({ root: app, configFile: false, logLevel: 'warn', customLogger: logger, build: { outDir: join(app, 'dist'), emptyOutDir: true } });
-  assert.deepEqual(messages, [], 'no warning (node: imports externalized, unresolved assets, …)');
+  // Rolldown's PLUGIN_TIMINGS says how long plugins ran on this (shared, slow) machine: not a warning about the package.
+  assert.deepEqual(messages.filter((m) => !/PLUGIN_TIMINGS/.test(m)), [], 'no warning (node: imports externalized, unresolved assets, …)');
   await check(join(app, 'dist'), 'Vite');
 });
 

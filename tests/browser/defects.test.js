@@ -33,7 +33,7 @@ test('new words for the same number of tokens relabel everything: heatmaps, walk
   // The walkthrough's picture of X labels its rows by token.
   const pictureRows = await deep(page, ($, $$) => $$('mha-playground', 'mha-walkthrough', 'text.row-label').map((t) => t.textContent));
   assert.deepEqual(pictureRows.slice(0, 4), words);
-  assert.deepEqual(await page.evaluate(() => document.getElementById('playground').tokens), words);
+  assert.deepEqual(await page.evaluate(() => document.getElementById('playground').labels), words);
   await page.locator('mha-playground section.mistakes').scrollIntoViewIfNeeded();
   await page.locator('[data-mistake="softmaxOverQueries"] [data-side="right"] th', { hasText: 'shallow' }).waitFor();
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('mha-playground button[data-export="json"]').click()]);

@@ -242,7 +242,7 @@ test('every export holds with hostile tokens: U+0001, U+FFFE, a lone surrogate, 
   await writeFile(`${ARTIFACTS}export-hostile.png`, png);
   const json = JSON.parse((await grab('mha-playground button[data-export="json"]')).toString('utf8'));
   // (A lone surrogate cannot travel in a URL: the query brought it as U+FFFD already.)
-  assert.deepEqual(json.tokens, await page.evaluate(() => document.getElementById('playground').tokens), 'JSON holds every character (escaped)');
+  assert.deepEqual(json.tokens, await page.evaluate(() => document.getElementById('playground').labels), 'JSON holds every character (escaped)');
   assert.equal(json.tokens[0], 'a\u0001b');
   await page.locator('mha-playground button[data-action="embed"]').click();
   assert.match(await page.locator('mha-playground #embed-html').inputValue(), /&lt;b&gt;&amp;amp;&lt;\/b&gt;/);

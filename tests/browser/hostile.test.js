@@ -94,9 +94,15 @@ const SCAN = `(() => {
         if (/^(href|src|action|formaction|xlink:href|data|srcdoc)$/i.test(name) && /^\\s*javascript:/i.test(value)) found.push(where + ': <' + tag + ' ' + name + '=javascript:>');
       }
       const ownScript = root === document && tag === 'script' && node.src.startsWith(location.origin);
-      // The page's own links: "skip to the walkthrough", and the heatmap's link to the section on
-      // what attention learns (a fragment on this page).
-      const ownLink = tag === 'a' && ((root === document && node.classList.contains('skip')) || (node.classList.contains('trained-link') && node.getAttribute('href') === '#trained'));
+      // The page's own links: "skip to the walkthrough", the contents' and "start here" links to the
+      // chapters, each
+      // step's link to itself, and the heatmap's link to the section on what attention learns (each
+      // a fragment on this page).
+      const fragment = (node.getAttribute('href') ?? '').startsWith('#');
+      const ownLink = tag === 'a' && ((root === document && node.classList.contains('skip'))
+        || (node.classList.contains('trained-link') && node.getAttribute('href') === '#trained')
+        || (root === document && fragment && node.closest('.toc-list, section#start'))
+        || (node.classList.contains('step-link') && /^#step-[a-z_]+$/.test(node.getAttribute('href') ?? '')));
       if (['script', 'iframe', 'object', 'embed', 'frame', 'a', 'base', 'meta'].includes(tag) && !ownScript && !ownLink && !(root === document && tag === 'meta' && !node.httpEquiv)) found.push(where + ': <' + tag + '>');
       if (tag === 'img' && !(root === document && node.getAttribute('src') === 'favicon.svg')) found.push(where + ': <img src=' + node.getAttribute('src') + '>');
     }

@@ -66,7 +66,7 @@ const section = (page) => deep(page, () => {
   const root = t.shadowRoot;
   const maps = (kind) => [...root.querySelectorAll(`.map[data-kind="${kind}"] mha-heatmap`)].map((m) => Array.from(m.run?.step('weights').data ?? []));
   return {
-    step: t.step, running: t.running, mode: t.mode, task: t.task, options: t.options, probe: t.probe, losses: t.losses,
+    step: t.step, running: t.running, mode: t.mode, task: t.taskInfo, options: t.options, probe: t.probe, losses: t.losses,
     scores: t.headScores, labels: [...root.querySelectorAll('figure.head .job')].map((n) => n.textContent),
     now: maps('now'), start: maps('start'), dropout: maps('dropout'),
     where: root.querySelector('.where')?.dataset.mode, fallbackShown: root.querySelector('.where.fallback')?.checkVisibility() ?? false,

@@ -204,8 +204,9 @@ TEST_CASE("the backward pass through attnMask and keyPaddingMask matches autogra
         config["dOutput"] = fixture.at("backward").at("dOutput");
         const mha::Trace trace = mha::forward(mha::config_from_json(config.dump()));
         for (const auto& item : fixture.at("backward").at("gradients").items()) {
-            const std::string grad_name = item.key();  // a plain name: INFO captures it (a structured binding cannot be)
-            const auto& expected = item.value();
+            // Not a structured binding: INFO captures the name in a lambda, which C++17 forbids for one.
+            const std::string grad_name = item.key();
+            const nlohmann::json& expected = item.value();
             const std::vector<float>* actual = grad_name == "x" ? &trace.gradients.x : grad_name == "kv" ? &trace.gradients.kv : nullptr;
             for (const mha::WeightField& f : mha::weight_fields)
                 if (grad_name == f.name) actual = &(trace.gradients.weights.*f.member);

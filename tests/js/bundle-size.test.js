@@ -20,8 +20,9 @@ import { gzipSync } from 'node:zlib';
 // from freezing or a trainer from bricking joined the table in both languages (~1.5 KB); and when
 // the docs page became a course (its contents, the K/V paths, the mask's broadcast, W_O's mixing
 // computed, the notes and legends that keep pictures honest, all in two languages: ~7.4 KB of
-// bundle) and the language model's messages reached the engine (~2.7 KB of .wasm).
-const BUDGET_BYTES = 254_500;
+// bundle) and the language model's messages reached the engine (~2.7 KB of .wasm); measured
+// together after the merge: 255,211 B.
+const BUDGET_BYTES = 256_000;
 
 test('mha-lens.js + mha_engine.wasm stay under the gzipped budget', () => {
   const dist = new URL('../../web/dist/', import.meta.url);
@@ -43,8 +44,9 @@ test('mha-lens.js + mha_engine.wasm stay under the gzipped budget', () => {
 // class: ~3 KB more glue) and a worker that now reads runs into Steps (the catalogue, ~8 KB).
 // Raised by decision from 300,000 with the widgets' budget (the same readers and refusals, and the
 // trainer's own checks before each copy: ~5 KB across its .wasm, glue and worker) and the language
-// model's core in the trainer's .wasm (~19 KB).
-const TRAINER_PAGE_BUDGET_BYTES = 334_000; // the 200 KB target holds here too: not met
+// model's core in the trainer's .wasm (its decoder, text batches, head jobs and float16 checkpoints:
+// ~19 KB) and its JS API in the worker; measured together after the merge: 350,966 B.
+const TRAINER_PAGE_BUDGET_BYTES = 352_000; // the 200 KB target holds here too: not met
 
 test('a page that trains: bundle, trainer glue and .wasm, worker; the checkpoints as files of their own', () => {
   const dist = new URL('../../web/dist/', import.meta.url);
@@ -56,6 +58,8 @@ test('a page that trains: bundle, trainer glue and .wasm, worker; the checkpoint
   const bundle = readFileSync(new URL('mha-lens.js', dist), 'utf8');
   assert.ok(!bundle.includes('MHAT') && bundle.length < 460_000, 'no checkpoint inside the bundle (the smallest is 70 KB)');
   for (const task of ['reverse', 'sort', 'previous', 'induction']) assert.ok(readFileSync(new URL(`checkpoints/${task}.mhat`, dist)).length > 0, task);
-  // The worker does not carry the plain engine's glue (scripts/bundle_worker.js).
-  assert.ok(gz('mha-trainer-worker.js') < 21_000, `worker ${gz('mha-trainer-worker.js')} B`);
+  // The worker does not carry the plain engine's glue (scripts/bundle_worker.js). Raised by decision
+  // from 21,000 when the engine's API gained the language model (~4 KB gzipped), which a worker that
+  // trains one needs.
+  assert.ok(gz('mha-trainer-worker.js') < 26_000, `worker ${gz('mha-trainer-worker.js')} B`);
 });

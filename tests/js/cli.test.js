@@ -95,6 +95,7 @@ test('lowercase sizes as the elements\' attributes are named, --version, and wal
   const version = cli('--version');
   assert.equal(version.status, 0);
   assert.equal(version.stdout, `${JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).version}\n`);
+  assert.equal(cli('-v').stdout, version.stdout, '-v is --version');
   const alone = cli('walk');
   const seed = cli('walk', '--B', '2', '--T', '4', '--C', '8', '--H', '2');
   assert.equal(alone.status, 0, alone.stderr);

@@ -17,7 +17,7 @@ let packed;
 let app;
 before(async () => {
   packed = await pack();
-  app = await appWith(packed.tarball, { links: ['@types/react', 'csstype'] });
+  app = await appWith(packed.tarball, { links: ['@types/react', 'csstype', 'react', 'react-dom'] });
 });
 after(async () => {
   if (packed) await remove(packed.dir);
@@ -53,7 +53,11 @@ test('the README links only to what the package ships (it is the registry page)'
 test('importing every entry in Node throws nothing and defines nothing; the Node entry runs the engine', async () => {
   const script = `
     const widgets = await import('mha-lens/widgets');
-    await import('mha-lens/react');
+    const react = await import('mha-lens/react');
+    for (const entry of ['walkthrough', 'heatmap', 'shapes', 'playground', 'trainer', 'vue']) await import(\`mha-lens/\${entry}\`);
+    const { renderToString } = await import('react-dom/server');
+    const { createElement } = await import('react');
+    const html = renderToString(createElement(react.MhaHeatmap, { c: 12, h: 3, tokens: ['a', 'b'], keyLengths: [2], only: true, onMhaSelect: () => {} }));
     await import('mha-lens/dist/mha-lens.js');
     const api = await import('mha-lens');
     const engine = await api.createEngine();
@@ -62,13 +66,14 @@ test('importing every entry in Node throws nothing and defines nothing; the Node
       customElements: typeof customElements, HTMLElement: typeof HTMLElement,
       elements: Object.keys(widgets).sort(), sameGetEngine: widgets.getEngine === api.getEngine,
       output: engine.run({ B: 1, T: 2, C: 4, H: 2 }).output.length, shared: shared === (await widgets.getEngine()),
-      version: (await import('mha-lens/package.json', { with: { type: 'json' } })).default.version,
+      version: (await import('mha-lens/package.json', { with: { type: 'json' } })).default.version, html,
     }));`;
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: app });
   assert.deepEqual(JSON.parse(stdout), {
     customElements: 'undefined', HTMLElement: 'undefined',
-    elements: ['MhaHeatmapElement', 'MhaPlaygroundElement', 'MhaRunElement', 'MhaShapesElement', 'MhaTrainerElement', 'MhaWalkthroughElement', 'getEngine'],
+    elements: ['MhaHeatmapElement', 'MhaPlaygroundElement', 'MhaRunElement', 'MhaShapesElement', 'MhaTrainerElement', 'MhaWalkthroughElement', 'env', 'getEngine'],
     sameGetEngine: true, output: 8, shared: true, version: JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')).version,
+    html: '<mha-heatmap c="12" h="3" tokens="a b" key-lengths="2" only=""></mha-heatmap>',
   });
 });
 
@@ -98,7 +103,7 @@ void run; void weights; void same; void base;
 export {};
 `);
   await writeFile(join(app, 'consumer.tsx'), `
-import 'mha-lens/react';
+import { MhaHeatmap, MhaPlayground, MhaShapes, MhaTrainer, MhaWalkthrough } from 'mha-lens/react';
 import type { MhaStepEvent } from 'mha-lens/react';
 
 export function Post({ onStep }: { onStep: (event: MhaStepEvent) => void }) {
@@ -112,12 +117,48 @@ export function Post({ onStep }: { onStep: (event: MhaStepEvent) => void }) {
   );
 }
 
+export const documented = (
+  <>
+    <mha-heatmap scale="head" average src="attention.json" cell-size={20} label-length={3} key-lengths={[3, 2]} tokens={['a', 'b']} />
+    <mha-shapes current="q" />
+    <mha-trainer task="reverse" layers={1} lr={0.01} trained compare probe="3 1 4" onmha-train-step={(event) => console.log(event.detail.loss)} />
+  </>
+);
+export const components = (
+  <>
+    <MhaWalkthrough id="w" c={12} h={3} tokens={['the', 'cat']} keyLengths={[2]} seed={7} onMhaStep={(event) => console.log(event.detail.step)} />
+    <MhaHeatmap for="w" step="scores" head={2} scale="head" average cellSize={20} labelLength={3} only onMhaSelect={(event) => console.log(event.detail.head)} />
+    <MhaShapes b={2} current="q" onMhaStep={(event) => console.log(event.detail.step)} />
+    <MhaTrainer task="reverse" layers={1} lr={0.01} trained onMhaTrainStep={(event) => console.log(event.detail.loss)} />
+    <MhaPlayground c={12} h={3} onMhaState={(event) => console.log(event.detail.state.step)} />
+  </>
+);
+
 // @ts-expect-error: a heatmap draws only scores, scaled, masked and weights
 export const wrongStep = <mha-heatmap step="output" />;
+// @ts-expect-error: heads is the trainer's, not the walkthrough's
+export const wrongProp = <MhaWalkthrough heads={2} />;
+// @ts-expect-error: the task is one of the four
+export const wrongTask = <MhaTrainer task="translate" />;
 // @ts-expect-error: theme is auto, light or dark
 export const wrongTheme = <mha-shapes theme="night" />;
 `);
   const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
   const result = await run(tsc, ['-p', join(app, 'tsconfig.json')], { cwd: app }).catch((error) => error);
   assert.equal(result.code ?? 0, 0, `${result.stdout}${result.stderr}`);
+  // A Node-only project: no DOM lib, no @types at all.
+  await writeFile(join(app, 'tsconfig.node.json'), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', lib: ['es2022'], types: [], skipLibCheck: false },
+    files: ['node-only.ts'],
+  }));
+  await writeFile(join(app, 'node-only.ts'), `
+import { compileEngine, createEngine, env, type Run } from 'mha-lens';
+env.assetPath = null;
+const engine = await createEngine({ wasmUrl: 'web/dist/mha_engine.wasm' });
+const run: Run = engine.run({ B: 1, T: 2, C: 4, H: 2 });
+const { url } = await compileEngine();
+export const sizes = [run.output.length, url.length];
+`);
+  const node = await run(tsc, ['-p', join(app, 'tsconfig.node.json')], { cwd: app }).catch((error) => error);
+  assert.equal(node.code ?? 0, 0, `Node-only: ${node.stdout}${node.stderr}`);
 });

@@ -45,7 +45,7 @@ function members(object, stopAt = Object.prototype) {
 }
 
 test('both declaration files parse as TypeScript', () => {
-  for (const file of ['web/src/engine/engine.d.ts', 'web/src/mha-lens.d.ts', 'web/src/catalogue/catalogue.d.ts']) {
+  for (const file of ['web/src/engine/engine.d.ts', 'web/src/mha-lens.d.ts', 'web/src/catalogue/catalogue.d.ts', 'web/src/react.d.ts', 'web/src/vue.d.ts', 'web/src/svelte.d.ts', 'web/src/types/elements.d.ts']) {
     assert.doesNotThrow(() => transformSync(readFileSync(`${ROOT}${file}`, 'utf8'), { loader: 'ts' }), file);
   }
 });

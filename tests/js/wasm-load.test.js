@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 
-import { MhaLoadError, createEngine, getEngine } from '../../web/src/engine/engine.js';
+import { MhaLoadError, createEngine, env, getEngine } from '../../web/src/engine/engine.js';
 
 const WASM = readFileSync(new URL('../../web/dist/mha_engine.wasm', import.meta.url));
 let server;
@@ -72,8 +72,31 @@ test('a failure names the URL, the reason and the fix', async () => {
   const bytes = await failure({ wasmBinary: new Uint8Array([1, 2, 3, 4]) });
   assert.equal(bytes.key, 'load.not_wasm_file');
   assert.match(missing.messageIn('zh'), /处没有 mha_engine\.wasm（HTTP 404）/);
+  // The trainer's .wasm names itself, its meta tag and its files, not the engine's.
+  const trainer = await failure({ trainer: true, wasmUrl: `${base}/assets/mha_trainer.wasm` });
+  assert.equal(trainer.key, 'load.http');
+  assert.match(trainer.message, /^mha_trainer\.wasm is not at http:\/\/127\.0\.0\.1:\d+\/assets\/mha_trainer\.wasm \(HTTP 404\)\. .*mha_trainer\.mjs and checkpoints\/.*<meta name="mha-lens:trainer-wasm-url"/);
+  assert.doesNotMatch(trainer.message, /mha_engine\.wasm|"mha-lens:wasm-url"/);
+  assert.match(trainer.messageIn('zh'), /处没有 mha_trainer\.wasm（HTTP 404）.*mha-lens:trainer-wasm-url/);
   // A failed URL is not remembered: it loads once it is there.
   requests.length = 0;
   await failure({ wasmUrl: `${base}/spa.wasm` });
   assert.deepEqual(requests, ['/spa.wasm']);
+});
+
+test('env.assetPath says where every file is: the .wasm of each engine is looked for there', async () => {
+  try {
+    env.assetPath = `${base}/static/mha-lens`;
+    const engine = await failure({});
+    assert.deepEqual([engine.key, engine.url], ['load.http', `${base}/static/mha-lens/mha_engine.wasm`]);
+    const trainer = await failure({ trainer: true });
+    assert.deepEqual([trainer.key, trainer.url], ['load.http', `${base}/static/mha-lens/mha_trainer.wasm`]);
+    // An explicit wasmUrl still wins.
+    const given = await failure({ wasmUrl: `${base}/elsewhere/mha_engine.wasm` });
+    assert.equal(given.url, `${base}/elsewhere/mha_engine.wasm`);
+    env.assetPath = 'javascript:alert(1)';
+    assert.equal((await failure({})).key, 'load.bad_url');
+  } finally {
+    env.assetPath = null;
+  }
 });

@@ -101,7 +101,7 @@ export function probe(page, ids) {
       out.controlsShown = root ? [...root.querySelectorAll('.toolbar button, .bar select, .exports button')].some((c) => c.getClientRects().length > 0) : null;
       out.background = getComputedStyle(el).backgroundColor;
       out.tokens = read(() => (el.tokens ? el.tokens.length : null));
-      out.task = read(() => el.task?.name ?? null);
+      out.task = read(() => el.taskInfo?.name ?? null);
       out.options = read(() => (tag === 'mha-trainer' ? plain(el.options) : null));
       out.trainerStep = read(() => (tag === 'mha-trainer' ? el.step : null));
       out.height = el.getBoundingClientRect().height;

@@ -41,7 +41,7 @@ export const reactEventProp = (event) => `on${event.split('-').map((word) => wor
  * The files esbuild leaves alone, which the README has an author copy from
  * node_modules/mha-lens/web/dist/ to beside the bundle.
  */
-export const ESBUILD_COPIES = ['mha_engine.wasm'];
+export const ESBUILD_COPIES = ['mha_engine.wasm', 'mha_trainer.mjs', 'mha_trainer.wasm', 'mha-trainer-worker.js', 'checkpoints'];
 
 /**
  * The Vite config an author adds for the package to work under a dev server (`vite`, `vitepress
@@ -49,4 +49,4 @@ export const ESBUILD_COPIES = ['mha_engine.wasm'];
  * object a plain Vite site passes to defineConfig (VitePress and Astro take it under `vite:`),
  * such as "{ optimizeDeps: { exclude: ['mha-lens'] } }".
  */
-export const VITE_DEV_CONFIG = null;
+export const VITE_DEV_CONFIG = "{ optimizeDeps: { exclude: ['mha-lens'] } }";

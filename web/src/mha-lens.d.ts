@@ -4,7 +4,7 @@
 // tests/js/package.test.js type-checks a consumer .ts and .tsx file against these with tsc --strict.
 import type { Config, HeadScore, Run, StepId, TaskInfo, TaskName } from './engine/engine.js';
 
-export { getEngine } from './engine/engine.js';
+export { env, getEngine } from './engine/engine.js';
 export type { Config, Engine, EngineOptions, Run, StepId } from './engine/engine.js';
 
 /** Config as an element takes it: the walkthrough's names, plus token labels (they set T). */
@@ -12,8 +12,13 @@ export interface ElementConfig extends Partial<Config> {
   tokens?: string | string[];
 }
 
-/** A step <mha-heatmap> draws: the [B, H, Tq, Tk] ones. */
-export type HeatmapStepId = 'scores' | 'scaled' | 'masked' | 'weights';
+import type {
+  HeatmapStepId, MhaHeatmapProperties, MhaPlaygroundProperties, MhaShapesProperties, MhaTrainerProperties, MhaWalkthroughProperties,
+} from './types/elements.js';
+
+// Each element's attributes, its same-named properties and its React component's props, generated
+// from the one attribute table (scripts/generate_element_types.js).
+export type * from './types/elements.js';
 
 /**
  * What <mha-walkthrough>, <mha-heatmap> and <mha-shapes> extend: a run handed in, or their own
@@ -31,8 +36,10 @@ export abstract class MhaRunElement extends HTMLElement {
 }
 
 /** <mha-walkthrough from="q" to="q_heads"> or <mha-walkthrough step="scores"> (pinned). */
+export interface MhaWalkthroughElement extends MhaWalkthroughProperties {}
 export class MhaWalkthroughElement extends MhaRunElement {
-  tokens: string[] | null;
+  /** Token labels for the captions, without a new run (the tokens attribute and property run again). */
+  labels: string[] | null;
   /** The step on screen. */
   stepId: StepId | null;
   next(): void;
@@ -42,11 +49,17 @@ export class MhaWalkthroughElement extends MhaRunElement {
 }
 
 /** <mha-heatmap step="weights" batch="0" head="1" only> */
+export interface MhaHeatmapElement extends MhaHeatmapProperties {}
 export class MhaHeatmapElement extends MhaRunElement {
-  tokens: string[] | null;
+  /** Token labels, without a new run (the tokens attribute and property run again). */
+  labels: string[] | null;
   readonly stepId: HeatmapStepId;
-  readonly batch: number;
-  readonly head: number;
+  /** The panel drawn as selected: the batch and head attributes when this run has them, else 0. */
+  readonly selected: { batch: number; head: number };
+  /** The colour scale drawn: the scale attribute if the step offers it, else the step's default. */
+  readonly scaleShown: 'uniform' | 'head' | 'fixed' | 'shared' | null;
+  /** Precomputed attention to draw instead of a run. */
+  attention: unknown;
   /**
    * The least range of the colour scale relative to uniform, as the largest |w·n − 1| it spans
    * (never below 1: weight 0 to twice uniform). Heatmaps given the same one share a scale.
@@ -64,7 +77,11 @@ export class MhaHeatmapElement extends MhaRunElement {
 }
 
 /** <mha-shapes>: the shape chain X[B,T,C] → … → output[B,T,C]. */
-export class MhaShapesElement extends MhaRunElement {}
+export interface MhaShapesElement extends MhaShapesProperties {}
+export class MhaShapesElement extends MhaRunElement {
+  /** The token labels of its run. */
+  readonly labels: string[] | null;
+}
 
 /** The page state a playground holds (what the docs page keeps in its URL). */
 export interface PlaygroundState {
@@ -78,11 +95,13 @@ export interface PlaygroundState {
 }
 
 /** <mha-playground>: controls, walkthrough, heatmaps, lessons, mistakes and self-test. */
+export interface MhaPlaygroundElement extends MhaPlaygroundProperties {}
 export class MhaPlaygroundElement extends HTMLElement {
   state: PlaygroundState;
   /** The last valid run. */
   readonly run: Run | null;
-  readonly tokens: string[];
+  /** The token labels of that run. */
+  readonly labels: string[];
   /** Its titled sections in page order ('controls', 'shapes', 'walkthrough', 'heatmaps', …). */
   readonly chapters: { id: string; title: string; section: HTMLElement }[];
   /** Scrolls to a chapter and focuses its heading; false when there is no such chapter. */
@@ -115,6 +134,7 @@ export interface TrainerSectionState {
  * <mha-trainer task="induction" trained>: a tiny transformer trained on the page (in a Web
  * Worker), its curves, and its heads over a probe labelled with their measured job scores.
  */
+export interface MhaTrainerElement extends MhaTrainerProperties {}
 export class MhaTrainerElement extends HTMLElement {
   /** Setting lr or dropout trains on with them; any other option makes a new model. */
   options: Partial<TrainerSectionOptions>;
@@ -127,7 +147,8 @@ export class MhaTrainerElement extends HTMLElement {
   readonly running: boolean;
   /** Where training runs: a Web Worker, or (when none could start) the page's own thread. */
   readonly mode: 'worker' | 'page' | null;
-  readonly task: TaskInfo | null;
+  /** The task as the engine describes it, once the model is open (the task attribute and property name it). */
+  readonly taskInfo: TaskInfo | null;
   readonly headScores: HeadScore[] | null;
   readonly losses: number[];
   /** Resolves once the first model is open and drawn. */
@@ -174,48 +195,6 @@ export type MhaErrorEvent = CustomEvent<MhaErrorEventDetail>;
 export type MhaRunEvent = CustomEvent<MhaRunEventDetail>;
 /** The playground's state changed: bubbles, composed. */
 export type MhaStateEvent = CustomEvent<MhaStateEventDetail>;
-
-/** An attribute's text, as a framework writes it (numbers are written as text). */
-type Text = string | number;
-
-/** The config attributes every element takes (<mha-playground> ignores `t`: its tokens set T). */
-export interface MhaConfigAttributes {
-  b?: Text; t?: Text; tk?: Text; c?: Text; h?: Text; hkv?: Text;
-  mask?: 'none' | 'causal';
-  /** Valid key lengths per batch row, "4 2" or "4,2": a padding mask. */
-  'key-lengths'?: string;
-  bias?: boolean | 'true' | 'false' | 'on' | 'off' | '1' | '0' | '';
-  seed?: Text;
-  /** One token per whitespace-separated word; sets T. */
-  tokens?: string;
-  lang?: 'en' | 'zh' | (string & {});
-  /** Default: follow the host page (dark colours on a dark page). */
-  theme?: 'auto' | 'light' | 'dark';
-  /** "none" hides the step select, export buttons, hint and the walkthrough's toolbar. */
-  controls?: 'all' | 'none';
-  /** Where mha_engine.wasm is (else <meta name="mha-lens:wasm-url">, else beside the engine's JS). */
-  'wasm-url'?: string;
-  /** Follow the run of the element with this id instead of running a config. */
-  for?: string;
-}
-export interface MhaWalkthroughAttributes extends MhaConfigAttributes { step?: StepId; from?: StepId; to?: StepId }
-export interface MhaHeatmapAttributes extends MhaConfigAttributes { step?: HeatmapStepId; batch?: Text; head?: Text; only?: boolean | ''; pinned?: boolean | '' }
-export interface MhaShapesAttributes extends MhaConfigAttributes {}
-export interface MhaTrainerAttributes {
-  task?: TaskName; layers?: Text; heads?: Text; lr?: Text; dropout?: Text; seed?: Text;
-  /** The probe's tokens, "3 1 4 1 5 …" (T of them, each below the task's vocabulary). */
-  probe?: string;
-  /** Open from the task's committed checkpoint (when layers, heads and seed are its own). */
-  trained?: boolean | '';
-  compare?: boolean | '';
-  lang?: 'en' | 'zh' | (string & {});
-  theme?: 'auto' | 'light' | 'dark';
-  /** Where mha_trainer.wasm is (else <meta name="mha-lens:trainer-wasm-url">, else beside the engine's .wasm). */
-  'wasm-url'?: string;
-  /** "none": train on the page's own thread instead of a Web Worker. */
-  worker?: 'none';
-}
-export interface MhaPlaygroundAttributes extends Omit<MhaConfigAttributes, 't' | 'for' | 'controls'> { 'embed-base'?: string }
 
 declare global {
   interface HTMLElementTagNameMap {

@@ -1,8 +1,8 @@
 // A Vite + React 19 + TypeScript (strict) app as its author writes one, in two idioms: the plain
-// elements in JSX typed by 'mha-lens/react' (what the README documents: `onmha-step` props), and
-// the React components 'mha-lens/react' exports (MhaWalkthrough, … with onMhaStep props). Each
-// page renders with createRoot, or with hydrateRoot over markup that react-dom/server rendered
-// (the lesson's "-ssr" page), as a prerendered React site does. The author's code must pass
+// elements in JSX typed by 'mha-lens/react' (`onmha-step` props), and the React components
+// 'mha-lens/react' exports (MhaWalkthrough, … with onMhaStep props). Each page renders with
+// createRoot; the components' lesson also with hydrateRoot over markup that react-dom/server
+// rendered (the "-ssr" page), as a prerendered React site does. The author's code must pass
 // `tsc --noEmit` with strict on.
 import { REACT_COMPONENTS, reactEventProp, reactProp } from '../entries.js';
 import { PAGES, PAGE_NAMES, SITE_CSS, jsxWidget } from '../pages.js';
@@ -79,7 +79,7 @@ export default defineConfig({
   files[`${dir}/src/site.css`] = SITE_CSS;
   files[`${dir}/src/main.tsx`] = `import { StrictMode } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
-import './site.css';
+${context.stylesheet ? `import '${context.stylesheet}';\n` : ''}import './site.css';
 ${pageImports}
 
 ${pageTable}
@@ -127,12 +127,16 @@ const steps = (idiom) => [
 
 const paths = () => ({ lesson: '/lesson.html', 'lesson (hydrateRoot)': '/lesson-ssr.html', trainer: '/trainer.html', playground: '/playground.html' });
 
-/** The plain elements in JSX, as the README documents for React today. */
+/**
+ * The plain elements in JSX, rendered with createRoot. Not hydrated: React 19's hydration applies
+ * neither the event props nor the property props of a custom element (react#35446), which the
+ * docs say, sending a server-rendered React site to the components instead.
+ */
 export const elements = {
   packages,
   files: (context) => app('elements', context),
-  build: { steps: steps('elements'), out: 'elements/dist' },
-  paths: paths(),
+  build: { steps: steps('elements').filter((step) => !step.ssr), out: 'elements/dist' },
+  paths: Object.fromEntries(Object.entries(paths()).filter(([label]) => !label.includes('hydrateRoot'))),
   events: true,
 };
 

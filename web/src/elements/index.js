@@ -15,5 +15,5 @@ export { MhaHeatmapElement } from './heatmap/mha-heatmap.js';
 export { MhaShapesElement } from './shapes/mha-shapes.js';
 // The API's own getEngine (one function for 'mha-lens' and 'mha-lens/widgets'); the elements ask
 // page-engine.js, which loads the engine with the trainer on a page that trains.
-export { getEngine } from '../engine/engine.js';
+export { env, getEngine } from '../engine/engine.js';
 export { RunElement as MhaRunElement } from './base/run-element.js';

@@ -674,7 +674,7 @@ export class LanguageModel {
 }
 
 /** A corpus's files beside the trainer's .wasm, read (train: false leaves the training ids out). */
-export function loadCorpus(name: CorpusName, trainerWasmUrl: string | URL, options?: { train?: boolean }): Promise<CorpusData>;
+export function loadCorpus(name: CorpusName, trainerWasmUrl: string | UrlLike, options?: { train?: boolean }): Promise<CorpusData>;
 
 export interface TrainerView {
   step: number;
@@ -737,14 +737,14 @@ export interface EngineOptions {
    * engine (web/dist/mha_engine.mjs, or your bundle: Vite and webpack emit the file and point
    * there; with esbuild, copy mha_engine.wasm beside the bundle).
    */
-  wasmUrl?: string | URL;
+  wasmUrl?: string | UrlLike;
   /** The .wasm bytes, if already loaded. */
   wasmBinary?: ArrayBuffer | Uint8Array;
   /**
    * The compiled .wasm (what compileEngine() gave, posted to a Web Worker, say), with its URL as
    * `wasmUrl` so that the trainer's glue is found beside it: nothing is fetched or compiled again.
    */
-  wasmModule?: WebAssembly.Module;
+  wasmModule?: CompiledWasm;
 }
 
 /**
@@ -752,7 +752,7 @@ export interface EngineOptions {
  * engine with the trainer) and gives the compiled module with the URL it came from.
  * @throws MhaLoadError naming the URL tried and the fix
  */
-export function compileEngine(options?: { wasmUrl?: string | URL; trainer?: boolean }): Promise<{ url: string; module: WebAssembly.Module }>;
+export function compileEngine(options?: { wasmUrl?: string | UrlLike; trainer?: boolean }): Promise<{ url: string; given: boolean; module: CompiledWasm }>;
 
 /**
  * Loads an engine of its own. The .wasm at one URL is fetched and compiled once, however many
@@ -766,3 +766,18 @@ export function createEngine(options?: EngineOptions): Promise<Engine>;
  * @throws MhaLoadError naming the URL tried and the fix
  */
 export function getEngine(options?: EngineOptions): Promise<Engine>;
+
+/**
+ * Settings for the whole page (or process). `assetPath`: the folder (a URL, relative to the page)
+ * that holds mha_engine.wasm, mha_trainer.mjs, mha_trainer.wasm and checkpoints/, for a site that
+ * serves them itself; null (the default): where the bundler emitted them, or beside the package's
+ * JS. A wasm-url attribute or a meta tag wins over it.
+ */
+export declare const env: { assetPath: string | null };
+
+// Named without the DOM's types, so that a Node-only project (lib es2022, @types/node or none)
+// type-checks against these declarations too.
+/** A URL object (URL in browsers and Node), or anything with its href. */
+export interface UrlLike { readonly href: string }
+/** A compiled WebAssembly.Module, as compileEngine() gives it. */
+export type CompiledWasm = typeof globalThis extends { WebAssembly: { Module: new (...args: never[]) => infer M } } ? M : object;

@@ -21,6 +21,7 @@ import { isPlainObject } from './values.js';
 import { curveSizes } from './memory.js';
 import { kvCacheTable, NAMED_SHAPES } from './kv-cache.js';
 import { linearTensors, torchTensors, TorchNameError } from './torch-names.js';
+import { importTrainerGlue } from './assets.js';
 
 export { MhaError, MhaLoadError, MhaWarning, Run, Step, Trainer, LanguageModel, loadCorpus };
 
@@ -328,28 +329,28 @@ function baseUrl() {
 }
 
 // The engine with the trainer is a module of its own (mha_trainer.mjs and .wasm), loaded only when
-// asked for, so that a page that never trains downloads the smaller one. Its files sit together
-// beside the engine's own .wasm: web/dist/ for these modules, and beside the bundle for the widget
-// bundle (web/dist/mha-lens.js) and the iframe route that loads it. The glue is found beside the
-// trainer's .wasm (so <meta name="mha-lens:trainer-wasm-url"> moves both), and imported by URL, not
-// by a literal path, so that a bundler does not pull it into a bundle that does not train.
-const defaultTrainerWasmUrl = () => new URL('./mha_trainer.wasm', defaultWasmUrl()).href;
-const trainerGlueBeside = (wasmUrl) => new URL('./mha_trainer.mjs', wasmUrl).href;
+// asked for, so that a page that never trains downloads the smaller one. Its glue is imported by a
+// literal path (assets.js), which bundlers follow, and names its .wasm beside itself as the
+// engine's glue does; env.assetPath, a meta tag or a wasm-url attribute may say otherwise.
 
 /**
- * Where the .wasm is: one rule for createEngine(), getEngine() and every element. `wasmUrl` (an
- * element passes its wasm-url attribute), else <meta name="mha-lens:wasm-url" content="…"> on the
- * page, else beside the JS that holds the engine (web/dist/mha_engine.mjs, or the bundle it went
- * into; Vite and webpack rewrite that to the file they emit). Relative URLs are read against the
- * page (in Node, the working directory). Throws MhaLoadError for a URL no .wasm can come from.
+ * Settings for the whole page (or process). `assetPath`: the folder (URL, relative to the page)
+ * that holds mha_engine.wasm, mha_trainer.mjs, mha_trainer.wasm and checkpoints/, for a site that
+ * serves them itself (a CDN, a dev server that moved the package's JS); null: where the bundler
+ * put them, or beside the package's JS.
  */
-function wasmLocation(wasmUrl, { metaName = 'mha-lens:wasm-url', fallback = defaultWasmUrl } = {}) {
-  const meta = typeof document !== 'undefined' ? document.querySelector(`meta[name="${metaName}"]`)?.getAttribute('content') : null;
-  const given = String(wasmUrl ?? '').trim() || meta?.trim();
-  if (!given) return fallback();
+export const env = { assetPath: null };
+
+const FILES = { engine: 'mha_engine.wasm', trainer: 'mha_trainer.wasm' };
+const META = { engine: 'mha-lens:wasm-url', trainer: 'mha-lens:trainer-wasm-url' };
+
+/** The folder env.assetPath names, as a URL ending in "/" (null when unset). */
+export function assetFolder() {
+  const given = String(env.assetPath ?? '').trim();
+  if (!given) return null;
   let url;
   try {
-    url = new URL(given, baseUrl());
+    url = new URL(given.endsWith('/') ? given : `${given}/`, baseUrl());
   } catch {
     throw new MhaLoadError('load.bad_url', { url: given });
   }
@@ -357,54 +358,94 @@ function wasmLocation(wasmUrl, { metaName = 'mha-lens:wasm-url', fallback = defa
   return url.href;
 }
 
+/**
+ * Where the .wasm of `kind` ('engine' or 'trainer') is: one rule for createEngine(), getEngine()
+ * and every element. `wasmUrl` (an element passes its wasm-url attribute), else the page's
+ * <meta name="mha-lens:wasm-url"> (the trainer's: mha-lens:trainer-wasm-url), else env.assetPath,
+ * else beside the glue that holds the engine (Vite, webpack and Rspack rewrite that to the file
+ * they emit; web/dist/ for the package's own bundles). Relative URLs are read against the page
+ * (in Node, the working directory). Resolves { url, given }: given is true when the page said
+ * where. Throws MhaLoadError for a URL no .wasm can come from.
+ */
+async function wasmLocation(wasmUrl, kind = 'engine') {
+  const meta = typeof document !== 'undefined' ? document.querySelector(`meta[name="${META[kind]}"]`)?.getAttribute('content') : null;
+  const given = String(wasmUrl ?? '').trim() || meta?.trim();
+  // The trainer's .wasm sits beside the engine's when only the engine's meta tag is there.
+  const engineMeta = kind === 'trainer' && !given && typeof document !== 'undefined' ? document.querySelector(`meta[name="${META.engine}"]`)?.getAttribute('content')?.trim() : null;
+  if (engineMeta) return wasmLocation(new URL(`./${FILES.trainer}`, new URL(engineMeta, baseUrl())).href, kind);
+  if (!given) {
+    const folder = assetFolder();
+    if (folder) return { url: new URL(FILES[kind], folder).href, given: true };
+    return { url: kind === 'trainer' ? (await loadTrainerGlue(null)).defaultWasmUrl() : defaultWasmUrl(), given: false };
+  }
+  let url;
+  try {
+    url = new URL(given, baseUrl());
+  } catch {
+    throw new MhaLoadError('load.bad_url', { url: given });
+  }
+  if (!WASM_PROTOCOLS.includes(url.protocol)) throw new MhaLoadError('load.bad_url', { url: given });
+  return { url: url.href, given: true };
+}
+
+// A dev server that pre-bundles dependencies (Vite 5 and 6: vite, vitepress dev, astro dev)
+// moves the package's JS into .vite/deps/, where no .wasm is beside it.
+const PREBUNDLED = /\/(node_modules\/)?\.vite\/deps(_[a-z]+)?\//;
+
+// The fix a load failure names: the trainer's own file and meta tag, or the dev server's setting.
+function fixFor(url, kind, given) {
+  if (!given && PREBUNDLED.test(url)) return 'load.fix_prebundled';
+  return kind === 'trainer' ? 'load.fix_trainer' : 'load.fix';
+}
+
 const isWasm = (bytes) => bytes[0] === 0x00 && bytes[1] === 0x61 && bytes[2] === 0x73 && bytes[3] === 0x6d; // "\0asm"
 
-async function compileBytes(bytes, url, type) {
+async function compileBytes(bytes, url, type, where = { file: FILES.engine, fix: 'load.fix' }) {
   // Anything but a .wasm (the HTML page a server sends for every unknown path) is named as such.
-  if (!isWasm(bytes)) throw type ? new MhaLoadError('load.not_wasm', { url, type }) : new MhaLoadError('load.not_wasm_file', { url });
+  if (!isWasm(bytes)) throw type ? new MhaLoadError('load.not_wasm', { url, type, ...where }) : new MhaLoadError('load.not_wasm_file', { url, ...where });
   try {
     return await WebAssembly.compile(bytes);
   } catch (error) {
-    throw new MhaLoadError('load.compile', { url, detail: error.message }, error);
+    throw new MhaLoadError('load.compile', { url, detail: error.message, ...where }, error);
   }
 }
 
 // Fetches (in Node, reads) and compiles the .wasm at `url`: one request, streamed when the server
-// says application/wasm.
-async function compileAt(url) {
+// says application/wasm. `where`: { file, fix } for the message (which .wasm, which fix).
+async function compileAt(url, where) {
   if (url.startsWith('file:')) {
     let bytes;
     try {
       bytes = await fileReader.read(new URL(url));
     } catch (error) {
-      throw new MhaLoadError('load.file', { url, detail: error.message }, error);
+      throw new MhaLoadError('load.file', { url, detail: error.message, ...where }, error);
     }
-    return compileBytes(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), url);
+    return compileBytes(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), url, undefined, where);
   }
   let response;
   try {
     response = await fetch(url, { credentials: 'same-origin' });
   } catch (error) {
-    throw new MhaLoadError('load.network', { url, detail: error.message }, error);
+    throw new MhaLoadError('load.network', { url, detail: error.message, ...where }, error);
   }
-  if (!response.ok) throw new MhaLoadError('load.http', { url, status: response.status });
+  if (!response.ok) throw new MhaLoadError('load.http', { url, status: response.status, ...where });
   const type = (response.headers.get('content-type') ?? '').split(';')[0].trim();
   if (type === 'application/wasm' && typeof WebAssembly.compileStreaming === 'function') {
     try {
       return await WebAssembly.compileStreaming(response);
     } catch (error) {
-      throw new MhaLoadError('load.compile', { url, detail: error.message }, error);
+      throw new MhaLoadError('load.compile', { url, detail: error.message, ...where }, error);
     }
   }
-  return compileBytes(new Uint8Array(await response.arrayBuffer()), url, type);
+  return compileBytes(new Uint8Array(await response.arrayBuffer()), url, type, where);
 }
 
 // Each .wasm is fetched and compiled once: every engine made from the same URL instantiates the
 // same compiled module. A failure is not kept, so a later call tries again.
 const compiled = new Map();
-function compiledAt(url) {
+function compiledAt(url, where) {
   if (!compiled.has(url)) {
-    const promise = compileAt(url);
+    const promise = compileAt(url, where);
     compiled.set(url, promise);
     promise.catch(() => compiled.delete(url));
   }
@@ -431,9 +472,9 @@ function instantiate(factory, wasmModule) {
  * then neither fetches nor compiles it again. Throws MhaLoadError as createEngine does.
  */
 export async function compileEngine({ wasmUrl, trainer = false } = {}) {
-  const where = trainer ? { metaName: 'mha-lens:trainer-wasm-url', fallback: defaultTrainerWasmUrl } : undefined;
-  const url = wasmLocation(wasmUrl, where);
-  return { url, module: await compiledAt(url) };
+  const kind = trainer ? 'trainer' : 'engine';
+  const { url, given } = await wasmLocation(wasmUrl, kind);
+  return { url, given, module: await compiledAt(url, { file: FILES[kind], fix: fixFor(url, kind, given) }) };
 }
 
 /**
@@ -445,8 +486,9 @@ export async function compileEngine({ wasmUrl, trainer = false } = {}) {
  * the engine alone runs. The .wasm at a URL is fetched once however many engines are made from it.
  * Throws MhaLoadError naming the URL tried and the fix.
  */
-export async function createEngine({ wasmUrl, wasmBinary, wasmModule, trainer = false } = {}) {
+export async function createEngine({ wasmUrl, wasmBinary, wasmModule, trainer = false, trainerGlue } = {}) {
   let url = null;
+  let given = false;
   let compiledModule;
   if (wasmModule) {
     compiledModule = wasmModule;
@@ -454,23 +496,24 @@ export async function createEngine({ wasmUrl, wasmBinary, wasmModule, trainer = 
   } else if (wasmBinary) {
     compiledModule = await compileBytes(ArrayBuffer.isView(wasmBinary) ? new Uint8Array(wasmBinary.buffer, wasmBinary.byteOffset, wasmBinary.byteLength) : new Uint8Array(wasmBinary), 'wasmBinary');
   } else {
-    ({ url, module: compiledModule } = await compileEngine({ wasmUrl, trainer }));
+    ({ url, given, module: compiledModule } = await compileEngine({ wasmUrl, trainer }));
   }
-  const glue = trainer ? await importTrainerGlue(url ?? defaultTrainerWasmUrl()) : { default: createMhaModule };
+  const glue = trainer ? trainerGlue ?? await loadTrainerGlue(given && url ? url : null) : { default: createMhaModule };
   const module = await instantiate(glue.default, compiledModule);
   // A .wasm of another version names its steps differently, and every run would be read wrong.
   if (!Engine.matches(module)) throw new MhaLoadError('load.version', { url: url ?? 'wasmBinary' });
-  return new Engine(module, { trainer, trainerWasmUrl: trainer ? (url ?? defaultTrainerWasmUrl()) : null });
+  return new Engine(module, { trainer, trainerWasmUrl: trainer ? (url ?? glue.defaultWasmUrl?.() ?? null) : null });
 }
 
-// The trainer's Emscripten glue, beside its .wasm; a glue that is not there is named like a .wasm
-// that is not there.
-async function importTrainerGlue(wasmUrl) {
-  const url = trainerGlueBeside(wasmUrl);
+// The trainer's Emscripten glue: the bundled one (assets.js), or, when the page said where the
+// trainer's .wasm is (a meta tag, a wasm-url, env.assetPath), the mha_trainer.mjs beside it, so
+// that the JS and the .wasm come from the same place. One that does not load is named.
+async function loadTrainerGlue(wasmUrl) {
+  const url = wasmUrl ? new URL('./mha_trainer.mjs', wasmUrl).href : null;
   try {
-    return await import(/* @vite-ignore */ url);
+    return url ? await import(/* webpackIgnore: true */ /* @vite-ignore */ url) : await importTrainerGlue();
   } catch (error) {
-    throw new MhaLoadError('load.glue', { url, detail: error.message }, error);
+    throw new MhaLoadError('load.glue', { url: url ?? 'mha_trainer.mjs', detail: error.message }, error);
   }
 }
 

@@ -84,7 +84,7 @@ export class MhaWarning {
  */
 export class MhaLoadError extends Error {
   constructor(key, params, cause) {
-    super(renderMessage(MESSAGES, key, { fix: 'load.fix', ...params }, 'en'), cause === undefined ? undefined : { cause });
+    super(renderMessage(MESSAGES, key, { fix: 'load.fix', file: 'mha_engine.wasm', ...params }, 'en'), cause === undefined ? undefined : { cause });
     this.name = 'MhaLoadError';
     this.code = 'engine_load';
     this.key = key;
@@ -95,6 +95,6 @@ export class MhaLoadError extends Error {
 
   /** The message in `lang` ('en' or 'zh'). */
   messageIn(lang) {
-    return renderMessage(MESSAGES, this.key, { fix: 'load.fix', ...this.params }, lang);
+    return renderMessage(MESSAGES, this.key, { fix: 'load.fix', file: 'mha_engine.wasm', ...this.params }, lang);
   }
 }

@@ -4,9 +4,8 @@
 // service on the page's own thread in short slices. The trainer's .wasm is fetched and compiled
 // once on the page (the shared engine may already have it) and handed to the worker.
 import { compileEngine } from '../engine/engine.js';
+import { importTrainerService } from '../engine/assets.js';
 import { errorFrom } from './protocol.js';
-
-const WORKER_URL = new URL('./mha-trainer-worker.js', import.meta.url);
 const START_TIMEOUT_MS = 20000;
 
 // On the page's thread a slice of training must leave room for the frame: a few milliseconds,
@@ -29,14 +28,17 @@ export class TrainerSession extends EventTarget {
   messages = null;
   /** The trainer's .wasm URL: its checkpoints/ folder sits beside it. */
   wasmUrl = null;
+  /** True when the page said where the .wasm is (its checkpoints are then beside it too). */
+  givenWasmUrl = false;
 
   /**
    * Starts the service: resolves once it is ready, rejects with the load error (an MhaLoadError
    * from compiling the .wasm, or the service's own error data) when the trainer cannot run at all.
    */
   async start({ wasmUrl, worker = true } = {}) {
-    const { url, module } = await compileEngine({ trainer: true, wasmUrl });
+    const { url, given, module } = await compileEngine({ trainer: true, wasmUrl });
     this.wasmUrl = url;
+    this.givenWasmUrl = given;
     if (worker && typeof Worker !== 'undefined') {
       const started = await this.#startWorker(module, url);
       if (started) return this;
@@ -53,7 +55,8 @@ export class TrainerSession extends EventTarget {
   #startWorker(module, url) {
     let worker;
     try {
-      worker = new Worker(WORKER_URL, { type: 'module' });
+      // Written out in full: Vite, webpack and Rspack build and emit the worker only for this literal form.
+      worker = new Worker(new URL('./mha-trainer-worker.js', import.meta.url), { type: 'module' });
     } catch {
       return Promise.resolve(false);
     }
@@ -94,8 +97,8 @@ export class TrainerSession extends EventTarget {
   }
 
   async #startOnPage(module, url) {
-    // Not a literal import: a bundler must not pull the worker's engine into the widget bundle.
-    const service = await import(/* @vite-ignore */ WORKER_URL.href);
+    // A chunk of its own (assets.js): only a page whose worker did not start loads it.
+    const service = await importTrainerService();
     const ready = new Promise((resolve, reject) => {
       this.#handle = service.startService((message) => {
         // Delivered in a task of its own, as a worker's message would be.

@@ -180,9 +180,17 @@ export class RunSource {
   // Also a run it shows with new labels (the same run, other tokens).
   #onRun = (event) => {
     this.#host.seeded = Boolean(this.#followed?.seeded);
-    if (event.detail.run !== this.#host.run || event.detail.tokens !== this.#host.tokens) this.#apply(event.detail.run, event.detail.tokens);
+    if (event.detail.run !== this.#host.run || event.detail.tokens !== this.#host.labels) this.#apply(event.detail.run, event.detail.tokens);
   };
   #onStep = (event) => this.#step?.(event.detail.step);
+  // The followed element failed (its engine did not load, its config was refused): this one shows
+  // the same message instead of "Loading…" forever, without an mha-error of its own (the failure
+  // is the followed element's, which fired one).
+  #onError = (event) => {
+    if (event.target !== this.#followed) return;
+    const error = shownErrors.get(this.#followed);
+    if (error) showElementError(this.#host, error, { keep: Boolean(this.#host.run), announce: false });
+  };
   #step;
   #ticket = 0;
   config = null;
@@ -205,8 +213,10 @@ export class RunSource {
       this.#followed = target;
       target.addEventListener('mha-run', this.#onRun);
       target.addEventListener('mha-step', this.#onStep);
+      target.addEventListener('mha-error', this.#onError);
       host.seeded = Boolean(target.seeded);
-      if (target.run) this.#apply(target.run, target.tokens);
+      if (target.run) this.#apply(target.run, target.labels);
+      else if (shownErrors.has(target)) showElementError(host, shownErrors.get(target), { announce: false });
       return undefined;
     }
     const { config, tokens } = this.config ? configFromProperty(this.config) : configFromAttributes((name) => host.getAttribute(name));
@@ -221,6 +231,9 @@ export class RunSource {
     try {
       engine = await getEngine({ wasmUrl: host.getAttribute('wasm-url') });
     } catch (error) {
+      // Several attributes set at once (an upgrade, a framework's props) each asked for a run:
+      // only the newest says that the engine did not load, so the element fires one mha-error.
+      if (ticket !== this.#ticket) return undefined;
       return this.#error(engineLoadError(error));
     }
     if (ticket !== this.#ticket) return undefined; // a newer config arrived while the engine loaded
@@ -232,6 +245,7 @@ export class RunSource {
       return this.#error(error);
     }
     this.#host.shadowRoot.querySelector(':scope > .element-error')?.remove();
+    shownErrors.delete(this.#host);
     this.#host.seeded = config.weights === undefined || config.weights === null;
     this.#apply(run, tokens);
     return undefined;
@@ -245,6 +259,7 @@ export class RunSource {
   #unfollow() {
     this.#followed?.removeEventListener('mha-run', this.#onRun);
     this.#followed?.removeEventListener('mha-step', this.#onStep);
+    this.#followed?.removeEventListener('mha-error', this.#onError);
     this.#followed = null;
   }
 
@@ -253,15 +268,21 @@ export class RunSource {
   }
 }
 
+// The error each element shows now (its followers show it too).
+const shownErrors = new WeakMap();
+
 /**
  * Shows `error` (an MhaError or PageError) at the top of `host`'s shadow root, in the element's
- * language, and fires `mha-error`. `keep`: what the element shows stays below the message.
+ * language, and fires `mha-error` (unless `announce` is false: a follower showing the failure of
+ * the element it follows). `keep`: what the element shows stays below the message.
  */
-export function showElementError(host, error, { keep = false } = {}) {
+export function showElementError(host, error, { keep = false, announce = true } = {}) {
   const { code, field, message } = error;
+  shownErrors.set(host, error);
   const root = host.shadowRoot;
   root.querySelector(':scope > .element-error')?.remove();
   if (!keep) root.replaceChildren(); // nothing to keep: the message replaces "loading"
   root.prepend(el('p', { class: 'error element-error', role: 'alert', 'data-field': field }, error.messageIn(langOf(host))));
+  if (!announce) return;
   host.dispatchEvent(new CustomEvent('mha-error', { bubbles: true, composed: true, detail: { code, field, message } }));
 }

@@ -9,7 +9,7 @@ let hostDarkSheet = null;
 // The dark colours: for theme="dark", and with no theme (or theme="auto") on a dark host page.
 const DARK_COLOURS = `
   --fg: var(--mha-fg, #e8eaee); --muted: var(--mha-muted, #a3a9b6); --bg: var(--mha-bg, #16181d);
-  --panel: var(--mha-panel, #1f2229); --line: var(--mha-line, #3a3f4a); --accent: var(--mha-accent, #4c9be8);
+  --panel: var(--mha-panel, #1f2229); --line: var(--mha-line, #3a3f4a); --accent: var(--mha-accent, #4c9be8); --on-accent: var(--mha-on-accent, #0b0d10);
   --error: var(--mha-error, #ff7a8a); --ok: var(--mha-ok, #5fd08a);`;
 
 /** The stylesheet every element adopts; themeable through --mha-* custom properties. */
@@ -24,6 +24,7 @@ export function baseStyles() {
   --panel: var(--mha-panel, #f5f6f8);
   --line: var(--mha-line, #d5d8de);
   --accent: var(--mha-accent, #0b5cad);
+  --on-accent: var(--mha-on-accent, #ffffff);
   --error: var(--mha-error, #b00020);
   --ok: var(--mha-ok, #1b7a3d);
   --focus: var(--mha-focus, #e0a100);
@@ -45,7 +46,7 @@ button {
   cursor: pointer; min-height: 2.2em;
 }
 button:hover { border-color: var(--accent); }
-button[aria-pressed="true"], button[aria-current="step"] { background: var(--accent); color: #fff; border-color: var(--accent); }
+button[aria-pressed="true"], button[aria-current="step"] { background: var(--accent); color: var(--on-accent); border-color: var(--accent); }
 :focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
 code, .mono { font-family: var(--mha-mono, ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace); font-size: 0.92em; }
 .chip {

@@ -20,7 +20,8 @@ import { entryOf, isScoresSized, stepTitle } from '../../catalogue/steps.js';
 import { PageError } from '../../text/page-error.js';
 import { translator } from '../../text/translate.js';
 import { download, el, langOf, svg } from '../base/dom.js';
-import { RunElement, SOURCE_ATTRIBUTES, showElementError } from '../base/run-element.js';
+import { RunElement, showElementError } from '../base/run-element.js';
+import { installProperties } from '../base/properties.js';
 import { sheet } from '../base/styles.js';
 import { paintCells, svgToPng } from './canvas.js';
 import { exportSvgText } from './export.js';
@@ -68,10 +69,6 @@ let legendCount = 0;
 const MAX_OPTIONS = 64;
 
 export class MhaHeatmapElement extends RunElement {
-  static get observedAttributes() {
-    return ['step', 'batch', 'head', 'lang', 'pinned', 'only', 'scale', 'average', 'cell-size', 'label-length', 'src', 'trained-href', ...SOURCE_ATTRIBUTES];
-  }
-
   #run = null;
   #tokens = null;
   #attention = null; // precomputed attention (logic/heatmap/attention-file.js), or null
@@ -176,9 +173,12 @@ export class MhaHeatmapElement extends RunElement {
 
   followStep(id) { if (this.#steps().some((s) => s.id === id)) this.setAttribute('step', id); }
 
-  /** Query token labels; keys use the same ones for self-attention, s0… for a separate source. */
-  get tokens() { return this.#tokens; }
-  set tokens(tokens) { this.#tokens = tokens; this.scheduleRender(); }
+  /**
+   * Query token labels, without a new run (the `tokens` attribute and property set T and B and run
+   * again); keys use the same ones for self-attention, s0… for a separate source.
+   */
+  get labels() { return this.#tokens; }
+  set labels(tokens) { this.#tokens = tokens; this.#labelsGiven = true; this.scheduleRender(); }
 
   /**
    * The least range of the scale relative to uniform, as the largest |w·n − 1| it spans (at least
@@ -218,11 +218,17 @@ export class MhaHeatmapElement extends RunElement {
     return this.#steps().some((s) => s.id === id) ? id : 'weights';
   }
 
-  get batch() { return this.#clamp(Number(this.getAttribute('batch') ?? 0), this.#summary()?.B); }
-  get head() { return this.#clamp(Number(this.getAttribute('head') ?? 0), this.#summary()?.H); }
+  /**
+   * The panel drawn as selected, { batch, head }: the `batch` and `head` attributes (and
+   * properties) when this run has them, else 0.
+   */
+  get selected() { return { batch: this.#batch, head: this.#head }; }
+
+  get #batch() { return this.#clamp(Number(this.getAttribute('batch') ?? 0), this.#summary()?.B); }
+  get #head() { return this.#clamp(Number(this.getAttribute('head') ?? 0), this.#summary()?.H); }
 
   /** The colour scale drawn: the `scale` attribute if the step offers it, else the step's default. */
-  get scale() {
+  get scaleShown() {
     const step = this.#steps().find((s) => s.id === this.stepId);
     if (!step) return null;
     const kinds = heatmapScaleKinds(step);
@@ -255,10 +261,14 @@ export class MhaHeatmapElement extends RunElement {
     return { rows, cols: keyLabels(rows, Tk, cross) };
   }
 
+  // Labels for precomputed attention that brings none: the tokens attribute (or property), else
+  // labels set as such (not a run's).
   #givenTokens() {
-    if (Array.isArray(this.#tokens)) return this.#tokens;
-    return this.hasAttribute('tokens') ? parseTokens(this.getAttribute('tokens')) : undefined;
+    if (this.hasAttribute('tokens')) return parseTokens(this.getAttribute('tokens'));
+    return this.#labelsGiven && Array.isArray(this.#tokens) ? this.#tokens : undefined;
   }
+
+  #labelsGiven = false;
 
   #show(attention) {
     this.#attention = attention;
@@ -357,7 +367,7 @@ export class MhaHeatmapElement extends RunElement {
     const step = this.#steps().find((s) => s.id === this.stepId);
     const averaged = this.#averaged(step);
     const shown = averaged ?? step;
-    const { batch, head } = this;
+    const { batch, head } = this.selected;
     const { panels, total } = panelPlan(shown.shape, averaged ? 1 : this.#summary().Hkv, { batch, head, only: this.hasAttribute('only'), averaged: Boolean(averaged) });
     return { step, averaged, shown, total, panels };
   }
@@ -372,7 +382,7 @@ export class MhaHeatmapElement extends RunElement {
 
   #announce() {
     this.dispatchEvent(new CustomEvent('mha-select', { bubbles: true, composed: true,
-      detail: { step: this.stepId, batch: this.batch, head: this.head, scale: this.getAttribute('scale'), average: this.hasAttribute('average') } }));
+      detail: { step: this.stepId, batch: this.#batch, head: this.#head, scale: this.getAttribute('scale'), average: this.hasAttribute('average') } }));
   }
 
   draw() {
@@ -398,14 +408,14 @@ export class MhaHeatmapElement extends RunElement {
       return;
     }
     const labels = this.#labels();
-    const kind = this.scale;
+    const kind = this.scaleShown;
     const maskedAt = this.#maskedAt(step, Boolean(averaged));
     const layout = this.#layout();
     this.#view = { step: shown, kind, maskedAt: maskedAt ?? (() => false), hasMask: Boolean(maskedAt), labels, t, averaged: averaged ? summary.H : 0 };
     // A new run of the same shapes (another seed, other weights) keeps every element and only
     // repaints the numbers: no new elements, so no style or layout work for the whole heatmap.
     const key = JSON.stringify([lang, step.id, shown.shape, summary.Hkv, panels.map((p) => `${p.b}.${p.h}`), labels, Boolean(maskedAt), kind,
-      Boolean(averaged), this.#layoutKey(layout), this.hasAttribute('pinned'), this.batch, this.head, this.#steps().map((s) => s.id),
+      Boolean(averaged), this.#layoutKey(layout), this.hasAttribute('pinned'), this.#batch, this.#head, this.#steps().map((s) => s.id),
       this.seeded, this.#originNow(), this.getAttribute('trained-href'), this.#attention?.title ?? null]);
     if (this.#built?.key === key && this.shadowRoot.contains(this.#built.section)) {
       this.#repaint();
@@ -435,7 +445,7 @@ export class MhaHeatmapElement extends RunElement {
       el('button', { type: 'button', 'data-export': 'svg', 'aria-label': t('hm.exportSvg') }, 'SVG'));
     exports.addEventListener('click', (event) => this.#export(event.target.closest('button')?.dataset.export));
     const legend = this.#legend(shown, Boolean(maskedAt), t);
-    const bar = el('div', { class: 'bar' },
+    const bar = el('div', { class: 'bar', part: 'bar' },
       this.hasAttribute('pinned') || heatmapSteps.length < 2 ? null : el('label', { 'data-control': '' }, `${t('hm.step')} `, stepSelect),
       el('label', { 'data-control': '' }, `${t('hm.scale')} `, scaleSelect),
       step.op === 'softmax' && summary.H > 1 ? el('label', { class: 'average-toggle', 'data-control': '' }, averageBox, t('hm.average')) : null,
@@ -460,7 +470,7 @@ export class MhaHeatmapElement extends RunElement {
       set active(value) { self.#active = value; },
       select: (b, h, options) => this.#select(b, h, options),
     };
-    const grid = el('div', { class: 'grid' });
+    const grid = el('div', { class: 'grid', part: 'grid' });
     const { geometry } = layout;
     const Hkv = averaged ? 1 : summary.Hkv;
     const group = averaged ? 1 : summary.H / Hkv;
@@ -486,7 +496,7 @@ export class MhaHeatmapElement extends RunElement {
           const label = averaged
             ? t('hm.panelLabelMean', { step: this.#title(t, step.id), b: panel.b, H: summary.H, rows: panel.rows, cols: panel.cols })
             : t('hm.panelLabel', { step: this.#title(t, step.id), b: panel.b, h: panel.h, rows: panel.rows, cols: panel.cols });
-          const picture = buildPanel({ panel, geometry, caption, label, selected: panel.b === this.batch && (averaged || panel.h === this.head), view, host });
+          const picture = buildPanel({ panel, geometry, caption, label, selected: panel.b === this.#batch && (averaged || panel.h === this.#head), view, host });
           pictures.push(picture);
           return picture.figure;
         })));
@@ -617,10 +627,10 @@ export class MhaHeatmapElement extends RunElement {
     const choose = (className, label, count, selected, text) => (count <= MAX_OPTIONS
       ? el('select', { class: className, 'aria-label': label }, Array.from({ length: count }, (_, i) => el('option', { value: i, selected: i === selected }, text(i))))
       : el('input', { class: className, 'aria-label': label, type: 'number', min: 0, max: count - 1, step: 1, value: selected, inputmode: 'numeric' }));
-    const batch = choose('pick-batch', t('hm.pickBatch'), summary.B, this.batch, (b) => `b = ${b}`);
-    const head = choose('pick-head', t('hm.pickHead'), summary.H, this.head, (h) => t('hm.head', { h }));
-    batch.addEventListener('change', () => this.#select(Number(batch.value), this.head));
-    head.addEventListener('change', () => this.#select(this.batch, Number(head.value)));
+    const batch = choose('pick-batch', t('hm.pickBatch'), summary.B, this.#batch, (b) => `b = ${b}`);
+    const head = choose('pick-head', t('hm.pickHead'), summary.H, this.#head, (h) => t('hm.head', { h }));
+    batch.addEventListener('change', () => this.#select(Number(batch.value), this.#head));
+    head.addEventListener('change', () => this.#select(this.#batch, Number(head.value)));
     return el('div', { class: 'picker' }, el('p', { class: 'note' }, t('hm.partial', { n: shown, m: total })),
       summary.B > 1 ? el('label', {}, `${t('hm.pickBatch')} `, batch) : null,
       averaged ? null : el('label', {}, `${t('hm.pickHead')} `, head));
@@ -631,7 +641,7 @@ export class MhaHeatmapElement extends RunElement {
   // keeps a closed table of 16 K cells at T=128 from costing every run.
   #table(t, step, averaged) {
     const { labels } = this.#view;
-    const panel = panelPlan(step.shape, 1, { batch: this.batch, head: this.head, only: true, averaged }).panels[0];
+    const panel = panelPlan(step.shape, 1, { batch: this.#batch, head: this.#head, only: true, averaged }).panels[0];
     const tbody = el('tbody', {});
     const which = averaged ? t('hm.mean', { H: this.#summary().H }) : t('hm.head', { h: panel.h });
     const table = el('table', {},
@@ -659,7 +669,7 @@ export class MhaHeatmapElement extends RunElement {
   }
 
   #fileName(ext) {
-    return `mha-lens-${this.stepId}-b${this.batch}-${this.#view?.averaged ? 'mean' : `h${this.head}`}.${ext}`;
+    return `mha-lens-${this.stepId}-b${this.#batch}-${this.#view?.averaged ? 'mean' : `h${this.#head}`}.${ext}`;
   }
 
   async #export(kind) {
@@ -740,3 +750,5 @@ function safeProtocol(url) {
     return '';
   }
 }
+
+installProperties(MhaHeatmapElement, 'mha-heatmap');

@@ -47,7 +47,7 @@ export function buildPanel({ panel, geometry, caption, label, selected, view, ho
   const cursor = svg('rect', { width: Math.max(cursorSize - 1, 2), height: Math.max(cursorSize - 1, 2), fill: 'none', stroke: '#e0a100', 'stroke-width': cell < 6 ? 2 : 3, visibility: 'hidden' });
   picture.append(mask, cursor);
   const range = el('span', { class: 'range mono' });
-  const figure = el('figure', { class: 'panel', tabindex: 0, role: 'img', 'data-b': b, 'data-h': h, 'aria-current': String(selected), 'aria-label': label },
+  const figure = el('figure', { class: 'panel', part: 'panel', tabindex: 0, role: 'img', 'data-b': b, 'data-h': h, 'aria-current': String(selected), 'aria-label': label },
     picture, el('figcaption', {}, caption, range));
 
   const show = (r, c, event) => {

@@ -12,6 +12,7 @@ import { DEFAULT_STATE, DEFAULT_TOKENS, engineConfig } from '../../logic/page/pa
 import { CONFIG_FIELDS, parseBias, parseTokens } from '../../logic/config-input.js';
 import { translator } from '../../text/translate.js';
 import { ElementBase, el, langOf } from '../base/dom.js';
+import { installProperties } from '../base/properties.js';
 import { engineLoadError, getEngine } from '../base/page-engine.js';
 import { baseStyles, sheet } from '../base/styles.js';
 import { followHostScheme, stopFollowingHostScheme } from '../base/theme.js';
@@ -62,8 +63,6 @@ function memo(compute, limit) {
 const sizesText = ({ B, T, Tk, C, H, Hkv, cross }) => [`B=${B}`, `T=${T}`, cross ? `Tk=${Tk}` : null, `C=${C}`, `H=${H}`, Hkv !== H ? `Hkv=${Hkv}` : null].filter(Boolean).join(', ');
 
 export class MhaPlaygroundElement extends ElementBase {
-  static get observedAttributes() { return ['lang', 'theme', 'trained-href', ...ATTRIBUTE_FIELDS.map(({ attribute }) => attribute)]; }
-
   #root;
   #engine = null;
   #state = { ...DEFAULT_STATE };
@@ -156,8 +155,8 @@ export class MhaPlaygroundElement extends ElementBase {
    */
   get run() { return this.#run; }
 
-  /** The token labels of that run. */
-  get tokens() { return this.#runTokens; }
+  /** The token labels of that run (the `tokens` attribute and property: the tokens typed). */
+  get labels() { return this.#runTokens; }
 
   /** True while the weights are seeded (random), false with a pasted state dict's. */
   get seeded() { return !this.#weights; }
@@ -215,6 +214,8 @@ export class MhaPlaygroundElement extends ElementBase {
       const value = this.getAttribute(attribute);
       this.#state[field] = field === 'bias' ? parseBias(value) : value;
     }
+    // One sentence of tokens and no b is one batch row, as for every element.
+    if (this.hasAttribute('tokens') && !this.hasAttribute('b') && this.getAttribute('tokens').trim()) this.#state.B = 1;
   }
 
   // Everything, in the reader's language: the controls (with the import panel), the three
@@ -368,7 +369,7 @@ export class MhaPlaygroundElement extends ElementBase {
     controls.showRun(run);
 
     const step = run.steps.some((s) => s.id === this.#state.step) ? this.#state.step : 'x';
-    walkthrough.tokens = this.#runTokens;
+    walkthrough.labels = this.#runTokens;
     walkthrough.run = run;
     walkthrough.stepId = step;
     this.#state.step = step;
@@ -384,7 +385,7 @@ export class MhaPlaygroundElement extends ElementBase {
     heatmap.toggleAttribute('average', parseBias(this.#state.average) === true);
     heatmap.seeded = !this.#weights;
     heatmap.origin = { x: 'seeded', weights: this.#weights ? 'pasted' : 'seeded' }; // the trained block sets its own
-    heatmap.tokens = this.#runTokens;
+    heatmap.labels = this.#runTokens;
     heatmap.run = run;
     if (this.#panels.block.active) this.#panels.block.apply({ walkthrough, heatmap, shapes }); // the trained block instead
     this.#updatePanels();
@@ -433,8 +434,8 @@ export class MhaPlaygroundElement extends ElementBase {
   #relabel(tokens) {
     this.#runTokens = tokens;
     const { walkthrough, heatmap } = this.#panels;
-    walkthrough.tokens = tokens;
-    heatmap.tokens = tokens;
+    walkthrough.labels = tokens;
+    heatmap.labels = tokens;
     this.#updatePanels();
     this.dispatchEvent(new CustomEvent('mha-run', { detail: { run: this.#run, tokens } }));
   }
@@ -489,3 +490,5 @@ export class MhaPlaygroundElement extends ElementBase {
     this.dispatchEvent(new CustomEvent('mha-state', { bubbles: true, composed: true, detail: { state: this.state } }));
   }
 }
+
+installProperties(MhaPlaygroundElement, 'mha-playground');

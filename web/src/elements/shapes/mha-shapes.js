@@ -4,7 +4,8 @@
 import { chainSteps, keyValueChains, stepTitle } from '../../catalogue/steps.js';
 import { translator } from '../../text/translate.js';
 import { axisChip, el, langOf, patchChildren } from '../base/dom.js';
-import { RunElement, SOURCE_ATTRIBUTES } from '../base/run-element.js';
+import { RunElement } from '../base/run-element.js';
+import { installProperties } from '../base/properties.js';
 import { sheet } from '../base/styles.js';
 
 const STYLES = sheet(`
@@ -24,8 +25,6 @@ button[aria-current="step"] .id { color: var(--accent); font-weight: 700; }
 `);
 
 export class MhaShapesElement extends RunElement {
-  static get observedAttributes() { return ['lang', 'current', ...SOURCE_ATTRIBUTES]; }
-
   #run = null;
   #tokens = null;
   #drawnKey = null;
@@ -57,7 +56,7 @@ export class MhaShapesElement extends RunElement {
   set run(run) { this.takeRun(run, this.#tokens); }
 
   /** The token labels of its run (it shows shapes only; followers of it read them). */
-  get tokens() { return this.#tokens; }
+  get labels() { return this.#tokens; }
 
   acceptRun(run, tokens) {
     this.#run = run;
@@ -89,7 +88,7 @@ export class MhaShapesElement extends RunElement {
       el('button', { type: 'button', 'data-id': step.id, tabindex: step.id === focusable ? 0 : -1, 'aria-current': step.id === current ? 'step' : null, 'aria-label': `${stepTitle(t, step.id, this.#run.summary)} [${step.shape.join(',')}]` },
         el('span', { class: 'id' }, step.id),
         el('span', {}, step.axes.map((axis, i) => axisChip(axis, step.shape[i], lang)))));
-    const list = el('ol', { 'aria-label': t('shapes.label') }, chain.map(item));
+    const list = el('ol', { part: 'chain', 'aria-label': t('shapes.label') }, chain.map(item));
     // K and V have paths of their own (Hkv heads under GQA/MQA, repeated to H), which join the
     // query path at the scores and the context.
     const { H, Hkv } = this.#run.summary;
@@ -111,3 +110,5 @@ export class MhaShapesElement extends RunElement {
     this.#shared = shared;
   }
 }
+
+installProperties(MhaShapesElement, 'mha-shapes');

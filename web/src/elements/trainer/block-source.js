@@ -108,9 +108,9 @@ export class BlockSourcePanel {
     }
     const tokens = block.tokens.map(String);
     const { T, C, H } = block.run.summary;
-    walkthrough.tokens = tokens;
+    walkthrough.labels = tokens;
     walkthrough.run = block.run;
-    heatmap.tokens = tokens;
+    heatmap.labels = tokens;
     heatmap.origin = { x: 'model', weights: 'trained', layer: this.#layer, step: block.step };
     heatmap.run = block.run;
     shapes.run = block.run;

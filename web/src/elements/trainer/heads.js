@@ -106,7 +106,7 @@ export class HeadsPanel {
       const map = this.#maps.get(`${l}.${h}.${kind}`);
       if (!map) continue;
       if (map.title.textContent !== title) map.title.textContent = title;
-      map.heatmap.tokens = labels;
+      map.heatmap.labels = labels;
       map.heatmap.run = run;
     }
   }

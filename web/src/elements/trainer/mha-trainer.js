@@ -22,6 +22,7 @@ import { exampleProbe, probeText } from '../../logic/training/probe.js';
 import { formatCount } from '../../logic/format.js';
 import { translator } from '../../text/translate.js';
 import { ElementBase, el, langOf } from '../base/dom.js';
+import { installProperties } from '../base/properties.js';
 import { baseStyles } from '../base/styles.js';
 import { followHostScheme, stopFollowingHostScheme } from '../base/theme.js';
 import { ControlsPanel } from './controls.js';
@@ -29,10 +30,10 @@ import { CurvesPanel } from './curves.js';
 import { HeadsPanel, optionText } from './heads.js';
 import { ProbePanel } from './probe.js';
 import { TrainerSession } from '../../worker/session.js';
+import { checkpointUrl } from '../../engine/assets.js';
 import { TRAINER_STYLES } from './styles.js';
 
 const OPTION_ATTRIBUTES = ['task', 'layers', 'heads', 'lr', 'dropout', 'seed'];
-const ATTRIBUTES = [...OPTION_ATTRIBUTES, 'probe', 'trained', 'compare', 'lang', 'theme', 'controls', 'wasm-url', 'worker'];
 
 // A checkpoint's recorded curves as the history the section continues.
 function historyOf(entry) {
@@ -42,8 +43,6 @@ function historyOf(entry) {
 }
 
 export class MhaTrainerElement extends ElementBase {
-  static get observedAttributes() { return ATTRIBUTES; }
-
   #root;
   #session = null;
   #starting = null; // Promise<TrainerSession | null>
@@ -133,7 +132,11 @@ export class MhaTrainerElement extends ElementBase {
   /** The probe's tokens (numbers); set an array or text ("3 1 4 1 5 …"). */
   get probe() { return this.#probe ? [...this.#probe] : null; }
   set probe(value) {
-    const text = Array.isArray(value) ? value.join(' ') : String(value ?? '');
+    let text;
+    try { text = Array.isArray(value) ? value.join(' ') : String(value ?? ''); } catch { text = '?'; }
+    // Reflected, as every attribute's property is (an empty probe: the task's example, no attribute).
+    if (text.trim() === '') this.removeAttribute('probe');
+    else if (this.getAttribute('probe') !== text) this.setAttribute('probe', text);
     if (!this.#info) {
       this.#pendingProbe = text;
       return;
@@ -145,7 +148,8 @@ export class MhaTrainerElement extends ElementBase {
   /** Random vs trained: each head at step 0 beside now. */
   get compare() { return this.#compare; }
   set compare(on) {
-    this.#compare = Boolean(on);
+    this.#compare = on === '' || Boolean(on); // '' as the bare attribute's text means on
+    if (this.hasAttribute('compare') !== this.#compare) this.toggleAttribute('compare', this.#compare);
     this.#session?.send({ type: 'compare', on: this.#compare });
     this.#schedule('controls');
     this.#emitState();
@@ -158,7 +162,7 @@ export class MhaTrainerElement extends ElementBase {
   /** 'worker' or 'page' (the page's own thread), once started; null before. */
   get mode() { return this.#session?.mode ?? null; }
   /** The task as the engine describes it: { name, T, vocab, causal, steps, job, jobTarget }. */
-  get task() { return this.#info ? { ...this.#info.task } : null; }
+  get taskInfo() { return this.#info ? { ...this.#info.task } : null; }
   /** The last measured head scores: [{ layer, head, jobs, score }]. */
   get headScores() { return this.#view?.scores.map((s) => ({ ...s, score: s.jobs[this.#info.task.job] })) ?? null; }
   /** Every step's training loss since the model opened (a checkpoint's: one mean per bucket of steps). */
@@ -299,7 +303,7 @@ export class MhaTrainerElement extends ElementBase {
     session.send({
       type: 'open',
       options: engineOptions(options),
-      checkpoint: entry ? { url: new URL(`./checkpoints/${entry.file}`, session.wasmUrl).href } : null,
+      checkpoint: entry ? { url: session.givenWasmUrl ? new URL(`./checkpoints/${entry.file}`, session.wasmUrl).href : checkpointUrl(entry.file) } : null,
       training: { lr: options.lr, dropout: options.dropout },
       probeText: text,
       redrawEvery: PRESETS[options.task].redraw,
@@ -511,3 +515,5 @@ export class MhaTrainerElement extends ElementBase {
     return t('tr.status', { step: this.#step, target: this.#target, loss: loss === null ? '–' : loss.toFixed(4), accuracy: accuracy === null ? '–' : `${(accuracy * 100).toFixed(1)}%` });
   }
 }
+
+installProperties(MhaTrainerElement, 'mha-trainer');

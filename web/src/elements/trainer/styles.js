@@ -13,7 +13,7 @@ form.tr-controls { display: grid; grid-template-columns: repeat(auto-fill, minma
 .tr-field select, .tr-field input { width: 100%; padding: 0.35em 0.5em; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); min-height: 2.4em; }
 .buttons { grid-column: 1 / -1; display: flex; flex-wrap: wrap; gap: 0.4em; }
 .buttons button { min-width: 5.5em; }
-.buttons button.primary { background: var(--accent); color: #fff; border-color: var(--accent); }
+.buttons button.primary { background: var(--accent); color: var(--on-accent); border-color: var(--accent); }
 .buttons button:disabled { opacity: 0.5; cursor: default; }
 .status { font-variant-numeric: tabular-nums; font-weight: 600; }
 .where { font-size: 0.9em; color: var(--muted); }

@@ -16,7 +16,8 @@ import { inputStep, stepTitle } from '../../catalogue/steps.js';
 import { shapeFormulaOf, shapeFormulaText } from '../../catalogue/shape-formula.js';
 import { translator } from '../../text/translate.js';
 import { axisChip, el, langOf, patchChildren, reducedMotion, svg } from '../base/dom.js';
-import { RunElement, SOURCE_ATTRIBUTES } from '../base/run-element.js';
+import { RunElement } from '../base/run-element.js';
+import { installProperties } from '../base/properties.js';
 import { sheet } from '../base/styles.js';
 
 const UNIT = 10; // SVG units per cell in the tensor picture
@@ -65,8 +66,6 @@ figcaption { font-size: 0.9em; color: var(--muted); }
 `);
 
 export class MhaWalkthroughElement extends RunElement {
-  static get observedAttributes() { return ['step', 'from', 'to', 'lang', ...SOURCE_ATTRIBUTES]; }
-
   #run = null;
   #tokens = null;
   #index = 0;
@@ -116,9 +115,12 @@ export class MhaWalkthroughElement extends RunElement {
     this.render();
   }
 
-  /** Token labels (query positions) for captions. */
-  get tokens() { return this.#tokens; }
-  set tokens(tokens) {
+  /**
+   * Token labels (query positions) for captions, without a new run (the `tokens` attribute and
+   * property set T and B and run again).
+   */
+  get labels() { return this.#tokens; }
+  set labels(tokens) {
     this.#tokens = tokens;
     this.scheduleRender(); // the labels in the picture
   }
@@ -221,9 +223,9 @@ export class MhaWalkthroughElement extends RunElement {
       const button = event.target.closest('button[data-id]');
       if (button) this.#goTo(this.#visibleSteps().findIndex((s) => s.id === button.dataset.id), { animate: true, emit: true });
     });
-    const nav = el('nav', { class: 'steps', 'aria-label': t('wt.steps') }, list);
-    const detail = el('div', { class: 'detail' },
-      el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': t('wt.controls'), 'data-control': '' }),
+    const nav = el('nav', { class: 'steps', part: 'steps', 'aria-label': t('wt.steps') }, list);
+    const detail = el('div', { class: 'detail', part: 'detail' },
+      el('div', { class: 'toolbar', part: 'toolbar', role: 'toolbar', 'aria-label': t('wt.controls'), 'data-control': '' }),
       el('div', { class: 'body', 'aria-live': 'polite' }));
     this.shadowRoot.replaceChildren(el('section', { class: steps.length <= 1 ? 'wt single' : 'wt', 'aria-label': t('wt.label') }, nav, detail));
     if (steps.length <= 1) nav.hidden = true;
@@ -577,3 +579,5 @@ function captionKind(input, step) {
   if (kind !== 'recolor' || step.changesValues) return kind;
   return step.op === 'mask' ? 'sameMask' : step.op === 'scale' ? 'sameScale' : 'same';
 }
+
+installProperties(MhaWalkthroughElement, 'mha-walkthrough');

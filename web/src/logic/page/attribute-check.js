@@ -3,16 +3,10 @@
 // The element warns once about each (a mistyped attribute was silently replaced before). No DOM:
 // tests/js/attribute-check.test.js.
 import { isScoresSized } from '../../catalogue/steps.js';
-import { CONFIG_ATTRIBUTES } from '../config-input.js';
+import { ELEMENT_ATTRIBUTES as TABLE } from '../attributes.js';
 
-const COMMON = [...CONFIG_ATTRIBUTES, 'for', 'wasm-url', 'lang', 'theme', 'controls'];
-
-/** The attributes each element takes (besides the global ones every element has). */
-export const ELEMENT_ATTRIBUTES = {
-  'mha-walkthrough': [...COMMON, 'step', 'from', 'to'],
-  'mha-heatmap': [...COMMON, 'step', 'batch', 'head', 'only', 'pinned'],
-  'mha-shapes': [...COMMON, 'current'],
-};
+/** The attributes each element takes (besides the global ones every element has): the table's. */
+export const ELEMENT_ATTRIBUTES = Object.fromEntries(['mha-walkthrough', 'mha-heatmap', 'mha-shapes'].map((tag) => [tag, TABLE[tag]]));
 
 /** Attributes with a fixed set of values. */
 export const CHOICES = { theme: ['auto', 'light', 'dark'], controls: ['all', 'none'] };
