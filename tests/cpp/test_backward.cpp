@@ -198,7 +198,7 @@ TEST_CASE("every gradient matches finite differences of a double-precision refer
         if (!k.key_lengths.empty()) c.key_lengths = k.key_lengths;
         c.x = floats(m.x);
         if (k.cross) c.kv = floats(m.kv);
-        c.weights = mha::Weights{floats(m.Wq), floats(m.Wk), floats(m.Wv), floats(m.Wo), floats(m.bq), floats(m.bk), floats(m.bv), floats(m.bo)};
+        c.weights = mha::Weights{floats(m.Wq), floats(m.Wk), floats(m.Wv), floats(m.Wo), floats(m.bq), floats(m.bk), floats(m.bv), floats(m.bo), {}, {}};
         c.d_output = floats(dY);
         c.snapshots = mha::Snapshots::none;
         const mha::Trace t = mha::forward(c);

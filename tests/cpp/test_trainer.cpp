@@ -78,7 +78,7 @@ TEST_CASE("the model's attention gradients equal the attention block's backward 
             c.x = layernorm ? L.ln1 : L.in;
             c.weights = mha::Weights{slice(s.params, P.Wq, C * C), slice(s.params, P.Wk, C * C), slice(s.params, P.Wv, C * C),
                                      slice(s.params, P.Wo, C * C), slice(s.params, P.bq, C), slice(s.params, P.bk, C),
-                                     slice(s.params, P.bv, C), slice(s.params, P.bo, C)};
+                                     slice(s.params, P.bv, C), slice(s.params, P.bo, C), {}, {}};
             c.d_output = d_attention;
             c.snapshots = mha::Snapshots::none;
             const mha::Trace t = mha::forward(c);

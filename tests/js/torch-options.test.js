@@ -121,6 +121,10 @@ test('fromLinear reads Llama\'s o_proj as out_proj, under a module path, and poi
   assert.throws(() => engine.fromLinear({ ...layers, 'out_proj.weight': w(C * C, 4), 'rotary_emb.inv_freq': w(2, 5) }),
     (e) => refusedWith('linear.unknown_key')(e) && e.message.includes('rotary_emb.inv_freq'));
   assert.throws(() => engine.fromLinear({ in_proj_weight: w(3 * C * C, 1), 'out_proj.weight': w(C * C, 2) }), refusedWith('linear.torch_names'));
+  // A kdim k_proj (nn.Linear(kdim=2, C) is [C, 2]) as nested lists: its shape says so.
+  const nestedRows = (rows, cols) => Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => r + c));
+  assert.throws(() => engine.fromLinear({ ...layers, 'k_proj.weight': nestedRows(C, 2), 'out_proj.weight': w(C * C, 4) }),
+    (e) => refusedWith('linear.kdim')(e) && e.field === 'k_proj.weight');
 });
 
 test('the page\'s paste box keeps bias_k and bias_v, and refuses the attention module\'s unknown keys by name', () => {

@@ -664,7 +664,7 @@ Trace block_run(const TrainerState& s, const std::vector<std::int32_t>& tokens, 
     config.mask = shape.causal ? MaskKind::causal : MaskKind::none;
     config.x = shape.layernorm ? L.ln1 : L.in;
     config.weights = Weights{slice(P.Wq, C * C), slice(P.Wk, C * C), slice(P.Wv, C * C), slice(P.Wo, C * C),
-                             slice(P.bq, C),     slice(P.bk, C),     slice(P.bv, C),     slice(P.bo, C)};
+                             slice(P.bq, C),     slice(P.bk, C),     slice(P.bv, C),     slice(P.bo, C), {}, {}};
     config.d_output = std::move(d_attention);
     return mha::forward(std::move(config));
 }

@@ -32,19 +32,21 @@ const isTensorLike = (v) => ArrayBuffer.isView(v) || Array.isArray(v);
 
 // Row-major numbers of a nested list (tensor.tolist()), or the array as it is: the engine reads a
 // flat Array or typed array and names a bad value. A ragged list is refused here.
-function flattened(value, name) {
+function flattened(value, name, shapes) {
   try {
-    return flattenedAsRead(value, name);
+    return flattenedOrThrow(value, name, shapes);
   } catch (error) {
     if (error instanceof TorchNameError) throw error;
-    // A getter or Proxy trap that throws is named, never rethrown raw.
-    let detail;
-    try { detail = String(error?.message ?? error).slice(0, 200); } catch { detail = '?'; }
-    throw new TorchNameError(name, 'bad_tensor.unreadable', { field: name, detail });
+    // An element whose getter throws: named as the tensor it is in, not rethrown raw.
+    let detail = '?';
+    try {
+      detail = String(error instanceof Error ? error.message : error).slice(0, 200);
+    } catch { /* an error whose message throws */ }
+    throw new TorchNameError(name, 'bad_value.unreadable', { field: name, detail });
   }
 }
 
-function flattenedAsRead(value, name) {
+function flattenedOrThrow(value, name, shapes) {
   if (ArrayBuffer.isView(value) || !Array.isArray(value) || !value.some(Array.isArray)) return value;
   const out = [];
   const walk = (node, depth, shape) => {
@@ -59,6 +61,7 @@ function flattenedAsRead(value, name) {
   };
   const shape = [];
   walk(value, 0, shape);
+  shapes?.set(name, shape);  // a nested list says its shape: what a flat array cannot
   return out;
 }
 
@@ -126,8 +129,9 @@ function take(params, known, { rename = {}, refuse = () => {}, kind, read }) {
     found.set(name, { key, value });
   }
   const tensors = Object.create(null);
-  for (const [name, { value }] of found) tensors[name] = value == null ? value : flattened(value, name);
-  return tensors;
+  const shapes = new Map();
+  for (const [name, { value }] of found) tensors[name] = value == null ? value : flattened(value, name, shapes);
+  return { tensors, shapes };
 }
 
 // The square root of an out projection's length: embed_dim C, unless `params.C` says.
@@ -150,7 +154,7 @@ export function torchTensors(params, read = plainRead) {
   const refuse = (name, key) => {
     if (/^[qkvo]_proj\./.test(name)) throw new TorchNameError(key, 'torch.linear_names', { key });
   };
-  const tensors = take(params, [...TORCH_NAMES, ...TORCH_SEPARATE], { rename: TORCH_ALIASES, refuse, kind: 'torch', read });
+  const { tensors } = take(params, [...TORCH_NAMES, ...TORCH_SEPARATE], { rename: TORCH_ALIASES, refuse, kind: 'torch', read });
   const C = embedDim(params, tensors['out_proj.weight'], read);
   const separate = TORCH_SEPARATE.filter((name) => name in tensors);
   if (separate.length) {
@@ -182,6 +186,15 @@ export function linearTensors(params, read = plainRead) {
       throw new TorchNameError(key, 'linear.torch_names', { key });
     }
   };
-  const tensors = take(params, LINEAR_NAMES, { rename, refuse, kind: 'linear', read });
-  return { C: embedDim(params, tensors['out_proj.weight'], read), tensors };
+  const { tensors, shapes } = take(params, LINEAR_NAMES, { rename, refuse, kind: 'linear', read });
+  const C = embedDim(params, tensors['out_proj.weight'], read);
+  // nn.Linear(kdim, out) is [out, kdim]: a k_proj or v_proj that reads kdim ≠ C features is
+  // attention over keys of their own width, which a flat array's length cannot tell apart.
+  for (const name of ['q_proj.weight', 'k_proj.weight', 'v_proj.weight']) {
+    const shape = shapes.get(name);
+    if (shape && shape.length === 2 && shape[1] !== C) {
+      throw new TorchNameError(name, 'linear.kdim', { name, rows: String(shape[0]), cols: String(shape[1]), C: String(C) });
+    }
+  }
+  return { C, tensors };
 }
