@@ -21,8 +21,14 @@ import { gzipSync } from 'node:zlib';
 // the docs page became a course (its contents, the K/V paths, the mask's broadcast, W_O's mixing
 // computed, the notes and legends that keep pictures honest, all in two languages: ~7.4 KB of
 // bundle) and the language model's messages reached the engine (~2.7 KB of .wasm); measured
-// together after the merge: 255,211 B.
-const BUDGET_BYTES = 256_000;
+// together after the merge: 255,211 B. Raised by decision to 278,000 when this wave's branches met:
+// the engine's .wasm grew 118.6 → 133.9 KB gzipped with nn.MultiheadAttention's options (attn_mask in
+// three conventions and every broadcast, key_padding_mask, bias_k/bias_v and the zero key, their
+// steps and messages in both languages) and the reliability round's readers; the bundle grew ~5 KB
+// with the framework properties' table, the language model's stub and the PyTorch-name reader;
+// measured together: 276,846 B. web/docs/performance.md ("Payload") says what would bring it down
+// (the reader's language on demand, the options' code built for size).
+const BUDGET_BYTES = 278_000;
 
 test('mha-lens.js + mha_engine.wasm stay under the gzipped budget', () => {
   const dist = new URL('../../web/dist/', import.meta.url);
@@ -45,8 +51,9 @@ test('mha-lens.js + mha_engine.wasm stay under the gzipped budget', () => {
 // Raised by decision from 300,000 with the widgets' budget (the same readers and refusals, and the
 // trainer's own checks before each copy: ~5 KB across its .wasm, glue and worker) and the language
 // model's core in the trainer's .wasm (its decoder, text batches, head jobs and float16 checkpoints:
-// ~19 KB) and its JS API in the worker; measured together after the merge: 350,966 B.
-const TRAINER_PAGE_BUDGET_BYTES = 352_000; // the 200 KB target holds here too: not met
+// ~19 KB) and its JS API in the worker; measured together after the merge: 350,966 B. Raised by
+// decision to 379,000 with the same branches (measured together: 377,158 B).
+const TRAINER_PAGE_BUDGET_BYTES = 379_000; // the 200 KB target holds here too: not met
 
 test('a page that trains: bundle, trainer glue and .wasm, worker; the checkpoints as files of their own', () => {
   const dist = new URL('../../web/dist/', import.meta.url);
@@ -56,10 +63,13 @@ test('a page that trains: bundle, trainer glue and .wasm, worker; the checkpoint
   assert.ok(total <= TRAINER_PAGE_BUDGET_BYTES, `${files.map((name) => `${name} ${gz(name)} B`).join(' + ')} = ${total} B gzipped exceed ${TRAINER_PAGE_BUDGET_BYTES} B`);
   // The checkpoints are fetched, never bundled: the bundle holds their record only.
   const bundle = readFileSync(new URL('mha-lens.js', dist), 'utf8');
-  assert.ok(!bundle.includes('MHAT') && bundle.length < 460_000, 'no checkpoint inside the bundle (the smallest is 70 KB)');
+  // (473 KB of minified code after this wave's branches; a checkpoint would add ≥ 70 KB of bytes.)
+  assert.ok(!bundle.includes('MHAT') && bundle.length < 520_000, 'no checkpoint inside the bundle (the smallest is 70 KB)');
   for (const task of ['reverse', 'sort', 'previous', 'induction']) assert.ok(readFileSync(new URL(`checkpoints/${task}.mhat`, dist)).length > 0, task);
   // The worker does not carry the plain engine's glue (scripts/bundle_worker.js). Raised by decision
   // from 21,000 when the engine's API gained the language model (~4 KB gzipped), which a worker that
   // trains one needs.
-  assert.ok(gz('mha-trainer-worker.js') < 26_000, `worker ${gz('mha-trainer-worker.js')} B`);
+  // Raised again to 30,000 with the framework work's trainer service and the options' readers
+  // (measured 29,107 B).
+  assert.ok(gz('mha-trainer-worker.js') < 30_000, `worker ${gz('mha-trainer-worker.js')} B`);
 });
