@@ -212,6 +212,9 @@ test('a new seed changes the numbers in place: same elements, the new run\'s val
     return node.mhaProbe ?? null;
   }), { kept, value });
   await panelsDrawn(page);
+  // Every kept element is there before it is marked (on a busy machine a panel may draw a frame late).
+  const present = () => deep(page, ($, $$, { kept }) => kept.every((path) => $('mha-playground', ...path)), { kept });
+  for (let i = 0; i < 200 && !(await present()); i++) await page.waitForTimeout(50);
   await mark('kept');
   await page.locator('mha-walkthrough details.layout summary').click();
   await page.locator('mha-playground li[data-question="D"] input').fill('4');
