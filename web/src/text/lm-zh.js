@@ -9,7 +9,7 @@ export const LM_ZH = {
   'lm.corpus.tangPoems': '中文：唐代五言诗',
   'lm.read.title': '输入任意文字',
   'lm.read.label': '你的文字',
-  'lm.read.window': '模型读最后 {n} 个字符（训练时的窗口为 {T}）。',
+  'lm.read.context': '模型读最后 {n} 个字符（训练时的窗口为 {T}）。',
   'lm.read.unknown': '不在它的字表中，读作{mark}：{chars}。',
   'lm.read.space': '空格',
   'lm.read.heads': '每张图是一个头：一行是提问的字符，一列是它看的字符（只能看之前的：掩码）。图下是它在你的文字上最擅长的工作和得分：注意力落在该工作所看位置上的份额（归纳：最后两个字符上次出现时，紧跟其后的那个字符）。',

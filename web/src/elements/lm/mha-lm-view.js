@@ -307,7 +307,7 @@ export function createLmView({ root, host, t: initialT, session, text: initialTe
     const n = chars.length;
     const row = position === null ? n - 1 : Math.min(n - 1, position - (Array.from(reading.text).length - n));
     nodes.textNote.textContent = [
-      Array.from(reading.text).length > n ? t('lm.read.window', { n, T: model.context }) : '',
+      Array.from(reading.text).length > n ? t('lm.read.context', { n, T: model.context }) : '',
       unknown.length ? t('lm.read.unknown', { chars: unknown.map((u) => u.char).join(' '), mark: model.corpus === 'tang-poems' ? '□' : t('lm.read.space') }) : '',
     ].filter(Boolean).join(' ');
     const offset = Array.from(reading.text).length - n;
