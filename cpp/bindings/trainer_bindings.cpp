@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "js_config.hpp"
@@ -127,23 +128,6 @@ TrainerOptions options_from_js(const val& options) {
     return o;
 }
 
-val head_scores_to_js(const std::vector<HeadScore>& all) {
-    val list = val::array();
-    for (std::size_t i = 0; i < all.size(); ++i) {
-        val jobs = val::object();
-        jobs.set("antiDiagonal", all[i].jobs.antiDiagonal);
-        jobs.set("answer", all[i].jobs.answer);
-        jobs.set("previousToken", all[i].jobs.previousToken);
-        jobs.set("prefixMatching", all[i].jobs.prefixMatching);
-        val head = val::object();
-        head.set("layer", static_cast<double>(all[i].layer));
-        head.set("head", static_cast<double>(all[i].head));
-        head.set("jobs", jobs);
-        list.set(i, head);
-    }
-    return list;
-}
-
 val attention_to_js(const std::vector<std::vector<float>>& layers) {
     val list = val::array();
     for (std::size_t l = 0; l < layers.size(); ++l) {
@@ -155,21 +139,34 @@ val attention_to_js(const std::vector<std::vector<float>>& layers) {
     return list;
 }
 
-val text_scores_to_js(const std::vector<TextHeadScore>& all) {
+// Each head's jobs as [{ layer, head, jobs: { name: score } }]; `jobs` lists a score's name and member.
+template <class Score, class Jobs, std::size_t N>
+val scores_to_js(const std::vector<Score>& all, const std::pair<const char*, double Jobs::*> (&jobs)[N]) {
     val list = val::array();
     for (std::size_t i = 0; i < all.size(); ++i) {
-        val jobs = val::object();
-        jobs.set("previousChar", all[i].jobs.previousChar);
-        jobs.set("induction", all[i].jobs.induction);
-        jobs.set("halfLine", all[i].jobs.halfLine);
-        jobs.set("line", all[i].jobs.line);
+        val scores = val::object();
+        for (const auto& [name, member] : jobs) scores.set(name, all[i].jobs.*member);
         val head = val::object();
         head.set("layer", static_cast<double>(all[i].layer));
         head.set("head", static_cast<double>(all[i].head));
-        head.set("jobs", jobs);
+        head.set("jobs", scores);
         list.set(i, head);
     }
     return list;
+}
+
+val head_scores_to_js(const std::vector<HeadScore>& all) {
+    static const std::pair<const char*, double JobScores::*> jobs[] = {
+        {"antiDiagonal", &JobScores::antiDiagonal}, {"answer", &JobScores::answer},
+        {"previousToken", &JobScores::previousToken}, {"prefixMatching", &JobScores::prefixMatching}};
+    return scores_to_js(all, jobs);
+}
+
+val text_scores_to_js(const std::vector<TextHeadScore>& all) {
+    static const std::pair<const char*, double TextJobs::*> jobs[] = {
+        {"previousChar", &TextJobs::previousChar}, {"induction", &TextJobs::induction},
+        {"halfLine", &TextJobs::halfLine}, {"line", &TextJobs::line}};
+    return scores_to_js(all, jobs);
 }
 
 std::vector<std::uint16_t> ids_from_js(const val& array) {  // a Uint8Array or Uint16Array of a corpus

@@ -3,23 +3,10 @@
 // scratch, what positions do, and honest words. It draws only: the model answers from its service
 // (worker/mha-lm-worker.js) through `session`. No engine here; its words (text/lm-en.js,
 // lm-zh.js) come with it, added to the page's t() the element hands it.
+import { el as h } from '../base/dom.js';
 import { lmStyles } from './styles.js';
 import { withLmWords } from '../../text/lm-words.js';
 import { bestJob, curvePath, heatRgb, JOBS, kilobytes } from '../../logic/lm/view-logic.js';
-
-// A tiny DOM builder that only ever sets text (typed text is never parsed as HTML).
-function h(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === null || value === undefined || value === false) continue;
-    node.setAttribute(name, value === true ? '' : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
 
 // A bar's filled part, `percent` wide (set through the CSSOM: a style attribute breaks a strict style-src).
 function fill(percent) {
